@@ -1,0 +1,61 @@
+"""The pinned lane CLIs the end-to-end tests run, and where they are installed.
+
+`python tests/e2e/lanes.py install` installs them from the npm registry into the git-ignored
+`.cache/lanes/` folder of the checkout; `.ci/run` does this before the tests.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+LANES_PREFIX = Path(os.environ.get("TOOLGATE_LANES_PREFIX", REPO_ROOT / ".cache" / "lanes"))
+
+# lane kind -> (npm package, pinned version, the version string `<bin> --version` prints)
+PINNED: dict[str, tuple[str, str, str]] = {
+    "claude": ("@anthropic-ai/claude-code", "2.1.197", "2.1.197"),
+    "codex": ("@openai/codex", "0.171.0", "0.171.0"),
+}
+
+HOW_TO_ENABLE = "install the pinned lane CLIs with `python tests/e2e/lanes.py install` (needs npm)"
+
+
+def lane_binary(kind: str) -> Path | None:
+    """The installed binary for `kind` at its pinned version, or None if it is not there."""
+    binary = LANES_PREFIX / "node_modules" / ".bin" / kind
+    if not binary.exists():
+        return None
+    try:
+        out = subprocess.run(
+            [str(binary), "--version"], capture_output=True, text=True, timeout=60, check=False
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return binary if PINNED[kind][2] in out else None
+
+
+def install() -> None:
+    npm = shutil.which("npm")
+    if npm is None:
+        sys.exit("npm not found: install Node.js 18+ with npm first")
+    LANES_PREFIX.mkdir(parents=True, exist_ok=True)
+    specs = [f"{package}@{version}" for package, version, _ in PINNED.values()]
+    subprocess.run(
+        [npm, "install", "--prefix", str(LANES_PREFIX), "--no-audit", "--no-fund",
+         "--no-save", *specs],
+        check=True,
+    )
+    for kind in PINNED:
+        if lane_binary(kind) is None:
+            sys.exit(f"{kind} did not install at its pinned version {PINNED[kind][1]}")
+        print(f"{kind} {PINNED[kind][1]}: {LANES_PREFIX / 'node_modules' / '.bin' / kind}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["install"]:
+        sys.exit("usage: python tests/e2e/lanes.py install")
+    install()

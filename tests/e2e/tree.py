@@ -1,0 +1,81 @@
+"""Fresh git trees for end-to-end scenarios, and snapshots that show any change to them."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "toolgate-e2e",
+    "GIT_AUTHOR_EMAIL": "e2e@toolgate.invalid",
+    "GIT_COMMITTER_NAME": "toolgate-e2e",
+    "GIT_COMMITTER_EMAIL": "e2e@toolgate.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+SEED_FILES = {
+    "README.md": "# sample tree\n",
+    "src/app.py": "def greet() -> str:\n    return 'hello'\n",
+    "notes.ipynb": (
+        '{"cells": [{"cell_type": "code", "execution_count": null, "id": "c1", '
+        '"metadata": {}, "outputs": [], "source": ["print(1)"]}], "metadata": {}, '
+        '"nbformat": 4, "nbformat_minor": 5}\n'
+    ),
+}
+
+
+def git(tree: Path, *args: str) -> str:
+    env = {**os.environ, **GIT_ENV}
+    return subprocess.run(
+        ["git", *args], cwd=tree, env=env, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def fresh_tree(parent: Path, name: str = "tree") -> Path:
+    """A new git repository with a few committed files, including a notebook."""
+    tree = parent / name
+    tree.mkdir(parents=True)
+    git(tree, "init", "-q", "-b", "main")
+    for relative, text in SEED_FILES.items():
+        path = tree / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    git(tree, "add", "-A")
+    git(tree, "commit", "-q", "-m", "seed")
+    return tree
+
+
+def snapshot(tree: Path) -> dict[str, str]:
+    """Every file and symlink under `tree` (outside .git) with a content hash, plus the git
+    worktrees and branches: two snapshots are equal only if nothing in the tree changed."""
+    state: dict[str, str] = {}
+    for root, dirs, files in os.walk(tree):
+        dirs[:] = [d for d in dirs if not (Path(root) == tree and d == ".git")]
+        for name in [*files, *[d for d in dirs if (Path(root) / d).is_symlink()]]:
+            path = Path(root) / name
+            relative = str(path.relative_to(tree))
+            if path.is_symlink():
+                state[relative] = "symlink->" + os.readlink(path)
+            else:
+                state[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
+        for name in dirs:
+            state.setdefault(str((Path(root) / name).relative_to(tree)) + "/", "dir")
+    state["<git worktrees>"] = git(tree, "worktree", "list", "--porcelain")
+    state["<git branches>"] = git(tree, "branch", "-a", "--format=%(refname)")
+    state["<git status>"] = git(tree, "status", "--porcelain", "--ignored")
+    return state
+
+
+def changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """Human-readable differences between two snapshots (empty when nothing changed)."""
+    out = []
+    for key in sorted(set(before) | set(after)):
+        if key not in before:
+            out.append(f"new: {key}")
+        elif key not in after:
+            out.append(f"gone: {key}")
+        elif before[key] != after[key]:
+            out.append(f"changed: {key}")
+    return out

@@ -1,0 +1,27 @@
+"""toolgate: make a coding-agent lane's own CLI enforce read-only, or refuse with a reason.
+
+The package root imports nothing on purpose: the Claude Code hook imports it on every tool
+call, so the public API is resolved lazily (PEP 562) from the pure modules that define it.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it; imported on first attribute access.
+_LAZY_EXPORTS: dict[str, str] = {}
+
+
+def __getattr__(name: str) -> object:
+    module_name = _LAZY_EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'toolgate_cli' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY_EXPORTS])

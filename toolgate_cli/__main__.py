@@ -1,0 +1,27 @@
+"""Entry point for the `toolgate` console script and `python -m toolgate_cli`.
+
+The Claude Code PreToolUse hook runs on every tool call, so `toolgate hook claude-pretooluse`
+is routed here without importing click or rich; everything else goes through the click app.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run toolgate with `argv` (default: the process arguments) and exit with its status."""
+    args = sys.argv[1:] if argv is None else argv
+    if args[:2] == ["hook", "claude-pretooluse"]:
+        from toolgate_cli import hook_main
+
+        status = hook_main.fast_path(args[2:])
+        if status is not None:
+            sys.exit(status)
+    from toolgate_cli.cli import run
+
+    sys.exit(run(args))
+
+
+if __name__ == "__main__":
+    main()
