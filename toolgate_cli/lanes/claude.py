@@ -157,6 +157,9 @@ FLAGS = FlagTable(
         FlagSpec(("--ax-screen-reader",), F, KEEP, "output style"),
         FlagSpec(("--bare",), F, KEEP, "loads less configuration"),
         FlagSpec(("--safe-mode",), F, KEEP, "loads less configuration"),
+        # Only narrows which settings files load (user, project, local); managed policy still
+        # applies, and read-only rests on the flags toolgate adds, not on any settings file.
+        FlagSpec(("--setting-sources",), V, KEEP, "loads fewer settings files"),
         FlagSpec(("--betas",), M, KEEP, "API headers"),
         FlagSpec(("--brief",), F, KEEP, "message tool only; --tools still applies"),
         FlagSpec(("--no-chrome",), F, KEEP, "turns an integration off"),
