@@ -136,6 +136,13 @@ def pass_flag_specs(
             )
         if not declared.name.startswith("-") or declared.name in ("-", "--"):
             raise ValueError(f"--pass-flag {declared.name}: not an option name")
+        if not declared.name.startswith("--") and len(declared.name) != 2:
+            # commander and clap both read `-wNAME` as the short flag `-w` given NAME (or as
+            # glued short flags): declaring the whole word would let a known option through.
+            raise ValueError(
+                f"--pass-flag {declared.name}: a short option is one letter (-x); "
+                f"{lane} reads {declared.name} as -{declared.name[1]} followed by more"
+            )
         arity = Arity.VALUE if declared.takes_value else Arity.FLAG
         rows.append(FlagSpec((declared.name,), arity, Action.KEEP, "declared safe by --pass-flag"))
     return tuple(rows)
