@@ -176,6 +176,13 @@ def test_a_caller_root_that_is_a_file_is_refused(tree: Path) -> None:
     assert "caller root" in result.refusal and "not a directory" in result.refusal
 
 
+def test_a_refusal_quoting_a_path_with_a_newline_stays_on_one_line(tree: Path) -> None:
+    result = verdict(tree / "two\nlines", tree)
+    assert isinstance(result, Refused)
+    assert "\n" not in result.refusal
+    assert "two\\nlines" in result.refusal
+
+
 def test_a_missing_cwd_is_refused_even_when_it_would_be_inside(tree: Path) -> None:
     # A missing directory could be created later as a symlink to anywhere.
     assert isinstance(verdict(tree / "src" / "later", tree), Refused)
