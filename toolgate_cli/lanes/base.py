@@ -218,7 +218,8 @@ def walk_items(
                 last_emitted_start = item.start
         elif action is Action.REFUSE:
             walk.refusals.append(
-                f"{shown_option(item, args)} ({reason}) cannot be part of a read-only {lane} run"
+                f"{shown_option(item, args)} ({reason}) cannot be part of a read-only {lane} "
+                "run: drop it from the lane command"
             )
         else:
             walk.removed.append(item)
