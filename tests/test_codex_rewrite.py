@@ -372,6 +372,30 @@ def test_removing_a_flag_never_turns_the_prompt_into_an_image() -> None:
     assert images == [["a.png"]]
 
 
+@pytest.mark.parametrize(
+    "template",
+    [
+        ["-i", "a.png", "--yolo", "exec", "explain this image"],
+        ["exec", "-i", "a.png", "--yolo", "review", "--uncommitted"],
+    ],
+)
+def test_removing_a_flag_never_turns_the_subcommand_into_an_image(template: list[str]) -> None:
+    # The word after the removed flag is a subcommand: the image list cannot be moved past it
+    # (the options before a subcommand belong to the level before it), so toolgate must either
+    # keep codex reading the same subcommand or refuse; it must never run something else.
+    result = rewrite(*template)
+    if isinstance(result, Rewritten):
+        assert_codex_read_only(result.invoke.args)
+        parsed = codex_parse(result.invoke.args)
+        assert (parsed.subcommand, parsed.nested) == (
+            codex_parse(template).subcommand,
+            codex_parse(template).nested,
+        )
+    else:
+        assert "-i a.png" in result.reason
+        assert "\n" not in result.reason
+
+
 def test_a_subcommand_name_inside_an_image_list_is_an_image_not_a_subcommand() -> None:
     result = ok("exec", "-i", "a.png", "resume", "--json")
     assert codex_parse(result.invoke.args).nested is None

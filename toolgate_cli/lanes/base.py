@@ -163,12 +163,26 @@ class Walk:
 
     `kept` holds the words that stay, in their order; `removed` the stripped or replaced option
     items (a lane may fold their values into what it adds); `refusals` one line per refused item.
+    `ends_open` is the kept option `kept` ends with when that option would read a following
+    positional word as its value (the lane must not put one right after these words).
     """
 
     kept: list[str] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)
     removed: list[Item] = field(default_factory=list)
+    ends_open: Item | None = None
+
+
+def is_open(item: Item) -> bool:
+    """Whether the lane's parser would read a positional word right after `item` as one more
+    value of it: a variadic that read its values from separate words (not `--x=v`, `-xv`), or a
+    commander optional that got no value."""
+    if item.spec is None:
+        return False
+    if item.spec.arity is Arity.VARIADIC:
+        return item.end - item.start > 1
+    return item.spec.arity is Arity.OPTIONAL and not item.values
 
 
 def walk_items(
@@ -178,6 +192,13 @@ def walk_items(
 
     Short flags glued into one word (`-pc`) stay together only if every one of them is kept:
     toolgate does not split a word it would have to rewrite, it refuses it.
+
+    An open option (see `is_open`) was followed in the template by a word starting with `-`
+    (or by nothing); when the rewrite removes that word, the positional after it would become
+    the open option's value (`--add-dir ../docs --permission-mode plan "review"` would lose
+    its prompt to --add-dir). So the open option is moved past those positionals, which keep
+    their order, and put back before the next option, the tail, or the end: the lane reads the
+    same options and the same positionals.
     """
     walk = Walk()
     decided: list[tuple[Item, Action, str]] = []
@@ -196,8 +217,21 @@ def walk_items(
     for item in items:
         if item.glued:
             group_end[item.start] = max(group_end.get(item.start, item.end), item.end)
+    group_last: dict[int, Item] = {}
+    for item in items:
+        if item.glued:
+            group_last[item.start] = item
     last_emitted_start = -1
+    held: list[str] = []  # an open option moved past the positionals it would swallow
+    open_from: int | None = None  # where in `kept` the open option that ends it starts
     for item, action, reason in decided:
+        if item.kind is ItemKind.POSITIONAL and open_from is not None:
+            held = walk.kept[open_from:]
+            del walk.kept[open_from:]
+            open_from = None
+        elif item.kind is ItemKind.TAIL:
+            walk.kept.extend(held)
+            held, open_from = [], None
         if item.kind is not ItemKind.OPTION:
             walk.kept.extend(args[item.start : item.end])
             continue
@@ -214,6 +248,11 @@ def walk_items(
         walk.changes.append(option_change(item, args, action, reason))
         if action is Action.KEEP:
             if item.start != last_emitted_start:
+                walk.kept.extend(held)
+                held = []
+                last = group_last.get(item.start, item)
+                open_from = len(walk.kept) if is_open(last) else None
+                walk.ends_open = last if open_from is not None else None
                 walk.kept.extend(args[item.start : group_end.get(item.start, item.end)])
                 last_emitted_start = item.start
         elif action is Action.REFUSE:
@@ -223,6 +262,11 @@ def walk_items(
             )
         else:
             walk.removed.append(item)
+    if held:
+        open_from = len(walk.kept)
+        walk.kept.extend(held)
+    if open_from is None:
+        walk.ends_open = None
     return walk
 
 
