@@ -63,8 +63,11 @@ def run(args: list[str]) -> int:
         result = app.main(args=args, prog_name="toolgate", standalone_mode=False)
     except click.exceptions.Exit as stop:
         return stop.exit_code
+    except _NO_ARGS_IS_HELP as asked:
+        asked.show()  # bare `toolgate`: the help is the answer a person wants
+        return asked.exit_code
     except click.ClickException as error:
-        error.show()
+        click.echo(f"toolgate: {_one_line_error(error)}", err=True)
         return error.exit_code
     except click.exceptions.Abort:
         click.echo("toolgate: aborted", err=True)
@@ -79,6 +82,25 @@ def run(args: list[str]) -> int:
         click.echo(f"{message}: {detail}" if detail else message, err=True)
         return exitcodes.INTERNAL
     return result if isinstance(result, int) else exitcodes.OK
+
+
+# click >= 8.2 raises this for a group run without arguments; older click exits with the help.
+_NO_ARGS_IS_HELP: tuple[type[click.ClickException], ...] = tuple(
+    getattr(click.exceptions, name)
+    for name in ("NoArgsIsHelpError",)
+    if hasattr(click.exceptions, name)
+)
+
+
+def _one_line_error(error: click.ClickException) -> str:
+    """click's error as one line: its message, and for a usage error where to find help
+    (click's own rendering spends three lines on usage and hint)."""
+    from toolgate_cli.verdict import one_line
+
+    message = one_line(error.format_message())
+    if isinstance(error, click.UsageError) and error.ctx is not None:
+        message += f" (see '{error.ctx.command_path} --help')"
+    return message
 
 
 def main() -> None:
