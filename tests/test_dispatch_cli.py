@@ -459,6 +459,11 @@ def test_exec_of_a_missing_binary_exits_127_with_one_line(tree: Path) -> None:
     assert "not found" in result.stderr
 
 
+def test_exec_failure_naming_a_command_with_a_newline_is_still_one_line(tree: Path) -> None:
+    result, _, _ = run_exec(["--cwd", str(tree), "--", str(tree / "no\nclaude"), "x"])
+    assert result.returncode == exitcodes.NOT_FOUND
+
+
 def test_exec_of_a_lane_not_on_path_exits_127(tree: Path, tmp_path: Path) -> None:
     empty = tmp_path / "empty-bin"
     empty.mkdir()

@@ -79,6 +79,7 @@ def _print_json(decision: DispatchDecision) -> None:
 
 def _exec(decision: DispatchDecision) -> int:
     from toolgate_cli.execlane import ExecFailure, exec_lane
+    from toolgate_cli.verdict import one_line
 
     if not decision.ok or decision.invoke is None:
         click.echo(f"toolgate: refused: {decision.refusal}", err=True)
@@ -87,6 +88,6 @@ def _exec(decision: DispatchDecision) -> int:
     try:
         exec_lane(decision.invoke, decision.cwd, root)
     except ExecFailure as failure:
-        click.echo(f"toolgate: {failure.message}", err=True)
+        click.echo(f"toolgate: {one_line(failure.message)}", err=True)
         return failure.status
     return exitcodes.OK  # pragma: no cover - exec_lane returns only with a test double
