@@ -492,6 +492,9 @@ def test_unsetting_any_variable_is_allowed() -> None:
         ["-p", "--debug", "--strict-mcp-config", "review the diff"],
         ["-p", "--resume", "--mcp-config", "m.json", "--verbose", "review the diff"],
         ["--add-dir", "a", "b", "--settings", "{}", "review the diff", "-p"],
+        # Found by the property test: moving only --resume would expose --add-dir before it.
+        ["--add-dir", "opus", "--resume", "--permission-mode=plan", "review the diff", "--bare"],
+        ["--resume", "--tools", "Bash", "review the diff", "--add-dir", "o", "--bare", "-p"],
     ],
 )
 def test_removing_a_flag_never_turns_the_prompt_into_a_value_of_the_flag_before_it(
@@ -501,8 +504,9 @@ def test_removing_a_flag_never_turns_the_prompt_into_a_value_of_the_flag_before_
     before = claude_parse(template)
     after = claude_parse(result.invoke.args)
     assert after.operands == before.operands == ["review the diff"]
-    kept = [(e.name, e.values) for e in before.events if e.name in ("--add-dir", "--betas")]
-    assert [(e.name, e.values) for e in after.events if e.name in ("--add-dir", "--betas")] == kept
+    readers = ("--add-dir", "--betas", "--resume", "--debug")
+    kept = [(e.name, e.values) for e in before.events if e.name in readers]
+    assert [(e.name, e.values) for e in after.events if e.name in readers] == kept
 
 
 @pytest.mark.parametrize(
