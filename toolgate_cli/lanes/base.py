@@ -222,16 +222,20 @@ def walk_items(
         if item.glued:
             group_last[item.start] = item
     last_emitted_start = -1
-    held: list[str] = []  # an open option moved past the positionals it would swallow
-    open_from: int | None = None  # where in `kept` the open option that ends it starts
+    # The options `kept` ends with, from `run_from` on, are moved together past the positionals
+    # they would swallow (moving only the last one would leave the one before it open), and
+    # `held` until the next option, the tail or the end.
+    held: list[str] = []
+    run_from: int | None = None
     for item, action, reason in decided:
-        if item.kind is ItemKind.POSITIONAL and open_from is not None:
-            held = walk.kept[open_from:]
-            del walk.kept[open_from:]
-            open_from = None
+        if item.kind is ItemKind.POSITIONAL:
+            if run_from is not None and walk.ends_open is not None:
+                held = walk.kept[run_from:]
+                del walk.kept[run_from:]
+            run_from = None
         elif item.kind is ItemKind.TAIL:
             walk.kept.extend(held)
-            held, open_from = [], None
+            held, run_from, walk.ends_open = [], None, None
         if item.kind is not ItemKind.OPTION:
             walk.kept.extend(args[item.start : item.end])
             continue
@@ -248,11 +252,12 @@ def walk_items(
         walk.changes.append(option_change(item, args, action, reason))
         if action is Action.KEEP:
             if item.start != last_emitted_start:
+                if run_from is None:
+                    run_from = len(walk.kept)
                 walk.kept.extend(held)
                 held = []
                 last = group_last.get(item.start, item)
-                open_from = len(walk.kept) if is_open(last) else None
-                walk.ends_open = last if open_from is not None else None
+                walk.ends_open = last if is_open(last) else None
                 walk.kept.extend(args[item.start : group_end.get(item.start, item.end)])
                 last_emitted_start = item.start
         elif action is Action.REFUSE:
@@ -262,10 +267,8 @@ def walk_items(
             )
         else:
             walk.removed.append(item)
-    if held:
-        open_from = len(walk.kept)
-        walk.kept.extend(held)
-    if open_from is None:
+    walk.kept.extend(held)
+    if run_from is None and not held:
         walk.ends_open = None
     return walk
 
