@@ -494,7 +494,7 @@ def test_unsetting_any_variable_is_allowed() -> None:
         ["--add-dir", "a", "b", "--settings", "{}", "review the diff", "-p"],
         # Found by the property test: moving only --resume would expose --add-dir before it.
         ["--add-dir", "opus", "--resume", "--permission-mode=plan", "review the diff", "--bare"],
-        ["--resume", "--tools", "Bash", "review the diff", "--add-dir", "o", "--bare", "-p"],
+        ["--resume", "--tools=Bash", "review the diff", "--add-dir", "o", "--bare", "-p"],
     ],
 )
 def test_removing_a_flag_never_turns_the_prompt_into_a_value_of_the_flag_before_it(
