@@ -494,7 +494,7 @@ def test_unsetting_any_variable_is_allowed() -> None:
         ["--add-dir", "a", "b", "--settings", "{}", "review the diff", "-p"],
         # Found by the property test: moving only --resume would expose --add-dir before it.
         ["--add-dir", "opus", "--resume", "--permission-mode=plan", "review the diff", "--bare"],
-        ["--resume", "--tools=Bash", "review the diff", "--add-dir", "o", "--bare", "-p"],
+        ["--resume", "--tools=R", "review the diff", "--add-dir", "o", "--tools=R", "x y"],
     ],
 )
 def test_removing_a_flag_never_turns_the_prompt_into_a_value_of_the_flag_before_it(
@@ -503,7 +503,8 @@ def test_removing_a_flag_never_turns_the_prompt_into_a_value_of_the_flag_before_
     result = ok(*template)
     before = claude_parse(template)
     after = claude_parse(result.invoke.args)
-    assert after.operands == before.operands == ["review the diff"]
+    assert after.operands == before.operands
+    assert after.operands[0] == "review the diff"
     readers = ("--add-dir", "--betas", "--resume", "--debug")
     kept = [(e.name, e.values) for e in before.events if e.name in readers]
     assert [(e.name, e.values) for e in after.events if e.name in readers] == kept
