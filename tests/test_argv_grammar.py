@@ -280,6 +280,15 @@ def test_clap_multi_value_option_keeps_a_subcommand_name_as_a_value() -> None:
     assert clap_parse(args, codex.EXEC_FLAGS.specs, ["resume"]).stopped_at == len(args)
 
 
+@pytest.mark.parametrize("dialect", list(Dialect))
+def test_a_glued_group_ending_in_a_variadic_keeps_its_span_and_glue(dialect: Dialect) -> None:
+    args = ["-pt", "Read", "Grep", "--", "x"]
+    items = read(args, dialect)
+    assert options(items) == [("--print", ()), ("--tools", ("Read", "Grep"))]
+    assert all(item.glued and item.start == 0 for item in items[:2])
+    assert items[1].end == 3
+
+
 def test_a_large_variadic_is_read_whole() -> None:
     words = [f"Tool{n}" for n in range(100_000)]
     items = read(["--tools", *words, "-p"], Dialect.COMMANDER)

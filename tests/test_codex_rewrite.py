@@ -396,6 +396,12 @@ def test_removing_a_flag_never_turns_the_subcommand_into_an_image(template: list
         assert "\n" not in result.reason
 
 
+def test_a_glued_flag_group_ending_in_the_image_list_keeps_every_image() -> None:
+    # Found by the property test: the images after `-hi` were dropped from the output.
+    result = ok("exec", "--yolo", "-hi", "a.png", "b.png")
+    assert result.invoke.args[-3:] == ("-hi", "a.png", "b.png")
+
+
 def test_a_subcommand_name_inside_an_image_list_is_an_image_not_a_subcommand() -> None:
     result = ok("exec", "-i", "a.png", "resume", "--json")
     assert codex_parse(result.invoke.args).nested is None
