@@ -459,6 +459,15 @@ def test_environment_that_moves_config_or_loads_code_is_refused_naming_it(name: 
     assert name in result.reason
 
 
+@pytest.mark.parametrize("name", ["AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"])
+def test_aws_files_that_can_name_a_credential_process_are_refused(name: str) -> None:
+    # The AWS SDK bundled in claude runs the `credential_process` command such a file names:
+    # a program outside claude's permission flags.
+    env = {"CLAUDE_CODE_USE_BEDROCK": "1", name: "/elsewhere/aws-config"}
+    assert name in refused("-p", "review the diff", env=env).reason
+    ok("-p", "review the diff", env={"CLAUDE_CODE_USE_BEDROCK": "1", "AWS_REGION": "us-east-1"})
+
+
 def test_an_unknown_variable_is_refused_with_the_way_to_declare_it() -> None:
     result = refused("-p", "review the diff", env={"MY_SETTING": "1"})
     assert "--pass-env MY_SETTING" in result.reason
