@@ -200,6 +200,9 @@ ENV_RULES: tuple[tuple[str, Action, str], ...] = (
     ("ANTHROPIC_*", KEEP, "API endpoint, key or model"),
     ("DISABLE_*", KEEP, "turns a feature off"),
     ("MAX_THINKING_TOKENS", KEEP, "model setting"),
+    # The AWS SDK claude bundles runs the `credential_process` command these files may name.
+    ("AWS_CONFIG_FILE", REFUSE, "its credential_process runs a program"),
+    ("AWS_SHARED_CREDENTIALS_FILE", REFUSE, "its credential_process runs a program"),
     ("AWS_*", KEEP, "Bedrock credentials"),
     ("CLOUD_ML_REGION", KEEP, "Vertex region"),
     ("VERTEX_REGION_*", KEEP, "Vertex region"),
