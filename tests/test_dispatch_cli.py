@@ -587,6 +587,30 @@ def test_a_parent_directory_swapped_for_a_symlink_is_refused_at_exec(tree: Path)
 
 
 @pytest.mark.usefixtures("restore_cwd")
+@pytest.mark.parametrize("swapped", ["root", "ancestor"])
+def test_the_caller_root_itself_swapped_for_a_symlink_is_refused_at_exec(
+    tree: Path, swapped: str
+) -> None:
+    # If the root is resolved again at exec time, it moves together with the cwd and the
+    # re-check compares the new place with itself.
+    decision = decided(tree, tree / "src")
+    elsewhere = tree.parent.parent / "outside"
+    if swapped == "root":
+        (elsewhere / "src").mkdir()
+        tree.rename(tree.parent / "tree-moved")
+        tree.symlink_to(elsewhere)
+    else:
+        (elsewhere / "tree" / "src").mkdir(parents=True)
+        tree.parent.rename(tree.parent.parent / "x-moved")
+        tree.parent.symlink_to(elsewhere)
+    double = ExecDouble()
+    with pytest.raises(ExecFailure) as caught:
+        exec_lane(decision.invoke, decision.cwd, decision.caller_root, execvpe=double)
+    assert caught.value.status == exitcodes.REFUSED
+    assert double.calls == []
+
+
+@pytest.mark.usefixtures("restore_cwd")
 def test_a_cwd_removed_after_the_verdict_is_refused_at_exec(tree: Path) -> None:
     decision = decided(tree, tree / "src")
     (tree / "src").rmdir()
