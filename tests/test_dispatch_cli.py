@@ -498,6 +498,15 @@ def test_exec_refusal_exits_3_with_nothing_on_stdout(tree: Path, fake_bin: Path)
     assert "-w" in result.stderr
 
 
+def test_exec_with_a_caller_root_given_through_a_symlink_runs(tree: Path, fake_bin: Path) -> None:
+    alias = tree.parent.parent / "alias"
+    alias.symlink_to(tree)
+    args = ["--read-only", "--cwd", str(alias / "src"), "--caller-root", str(alias)]
+    result, _, report = run_exec([*args, "--", str(fake_bin / "claude"), "-p", "a b"])
+    assert result.returncode == 0 and report is not None
+    assert report["cwd"] == real(tree / "src")
+
+
 def test_exec_outside_the_tree_is_refused_before_anything_runs(tree: Path, fake_bin: Path) -> None:
     where = tree.parent / "tree-other"
     result, _, report = run_exec(
