@@ -196,9 +196,9 @@ def walk_items(
     An open option (see `is_open`) was followed in the template by a word starting with `-`
     (or by nothing); when the rewrite removes that word, the positional after it would become
     the open option's value (`--add-dir ../docs --permission-mode plan "review"` would lose
-    its prompt to --add-dir). So the open option is moved past those positionals, which keep
-    their order, and put back before the next option, the tail, or the end: the lane reads the
-    same options and the same positionals.
+    its prompt to --add-dir). So the options kept since the last positional are moved together
+    past those positionals, which keep their order, and put back before the next option, the
+    tail, or the end: the lane reads the same options and the same positionals.
     """
     walk = Walk()
     decided: list[tuple[Item, Action, str]] = []
@@ -214,12 +214,10 @@ def walk_items(
     # Glued flags share their word (and, when the last one takes the next word as its value,
     # that word too): a kept group is emitted once, over the widest span of its members.
     group_end: dict[int, int] = {}
+    group_last: dict[int, Item] = {}  # the member whose openness is the group's
     for item in items:
         if item.glued:
             group_end[item.start] = max(group_end.get(item.start, item.end), item.end)
-    group_last: dict[int, Item] = {}
-    for item in items:
-        if item.glued:
             group_last[item.start] = item
     last_emitted_start = -1
     # The options `kept` ends with, from `run_from` on, are moved together past the positionals
