@@ -175,6 +175,15 @@ def test_env_and_unset_env_reach_the_invocation_and_are_judged(tree: Path) -> No
     assert result.returncode == exitcodes.OK
 
 
+def test_output_files_are_judged_against_the_cwd_and_caller_root_given(tree: Path) -> None:
+    outside = ["--", "claude", "-p", "--debug-file", "../../outside/d.log", "review the diff"]
+    result, _ = dispatch(*in_tree(tree, tree / "src"), *outside)
+    assert result.returncode == exitcodes.OK
+    inside = ["--", "codex", "exec", "-o", "../last.txt", "explain main.py"]
+    result, out = dispatch(*in_tree(tree, tree / "src"), *inside)
+    assert result.returncode == exitcodes.REFUSED and "-o ../last.txt" in out["refusal"]
+
+
 # --- where it runs -------------------------------------------------------------------------------
 
 
