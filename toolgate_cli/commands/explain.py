@@ -1,0 +1,288 @@
+"""`toolgate explain`: the dispatch decision rendered for a person (rich, lazily imported)."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from toolgate_cli import exitcodes
+from toolgate_cli.commands.common import build_request, dispatch_options
+from toolgate_cli.decision import decide_dispatch
+from toolgate_cli.display import escape_text, shell_words
+from toolgate_cli.explanation import Explanation, explain
+
+if TYPE_CHECKING:
+    pass
+
+HELP = """Show what toolgate would do with a lane invocation, and why, for a person to read.
+
+Takes exactly the options of `toolgate dispatch` and makes the same decision: where the lane
+would run and whether that is allowed, every argument kept, replaced, stripped, added or
+refused with its reason, and the final command line quoted so it can be pasted. A refusal
+says why and what to do instead, and exits 3 like dispatch. Nothing is run.
+
+Arguments are shown with control, bidirectional and invisible characters escaped
+(\\u202e, \\x1b, \\xff for an undecodable byte), so what you read is what would run.
+Colour only on a terminal; NO_COLOR turns it off, FORCE_COLOR on.
+
+\b
+Examples:
+  toolgate explain --read-only -- claude -p --allowedTools Write "review this diff"
+  toolgate explain --read-only -- codex --yolo exec "explain main.py"
+
+\b
+Exit status: 0 allowed, 2 usage error, 3 refused.
+"""
+
+WIDTH_LIMIT = 100
+"""Wider than this and a table row is hard to follow; a narrower terminal wins."""
+
+_ACTION_STYLES: dict[str, str] = {
+    "kept": "green",
+    "replaced": "yellow",
+    "stripped": "magenta",
+    "added": "cyan",
+    "refused": "bold red",
+}
+
+_BADGES: dict[str, tuple[str, str]] = {
+    "read-only": ("ALLOWED", "bold white on green"),
+    "answer": ("ALLOWED", "bold white on green"),
+    "pass-through": ("NOT READ-ONLY", "bold black on yellow"),
+    "refused": ("REFUSED", "bold white on red"),
+}
+
+
+@click.command(help=HELP, short_help="Show, for a person, what dispatch would do and why.")
+@dispatch_options
+def explain_command(**params: Any) -> int:  # noqa: ANN401 - click passes the options
+    request = build_request(params)
+    decision = decide_dispatch(request)
+    explanation = explain(request, decision, os.getcwd())
+    text = render(explanation, colour=use_colour(sys.stdout), width=display_width())
+    encoding = sys.stdout.encoding or "utf-8"
+    sys.stdout.buffer.write(text.encode(encoding, "backslashreplace"))
+    sys.stdout.flush()
+    return exitcodes.OK if decision.ok else exitcodes.REFUSED
+
+
+def use_colour(stream: Any) -> bool:  # noqa: ANN401 - any file-like object
+    """Colour on a terminal only; a non-empty NO_COLOR turns it off (and wins), a non-empty
+    FORCE_COLOR turns it on off a terminal; TERM=dumb means no colour."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def display_width() -> int:
+    """The terminal's width (COLUMNS wins; 80 when there is no terminal), at most WIDTH_LIMIT."""
+    return max(40, min(shutil.get_terminal_size((80, 24)).columns, WIDTH_LIMIT))
+
+
+def render(explanation: Explanation, *, colour: bool, width: int) -> str:
+    """The whole explanation as text (with ANSI styles when `colour`), ready to write at once.
+
+    Every string that came from the caller goes through `display` first and reaches rich as
+    `Text`, never as markup, so no argument can style, hide or reorder what is drawn.
+    """
+    from rich import box
+    from rich.console import Console
+    from rich.padding import Padding
+    from rich.table import Table
+    from rich.text import Text
+
+    decision = explanation.decision
+    buffer = _EncodedStringIO(sys.stdout.encoding or "utf-8")
+    console = Console(
+        file=buffer,
+        width=width,
+        force_terminal=colour,
+        color_system="auto" if colour else None,
+        no_color=False,
+        markup=False,
+        emoji=False,
+        highlight=False,
+        legacy_windows=False,
+        force_interactive=False,
+    )
+
+    def section(title: str) -> None:
+        console.print()
+        console.print(Text(title, style="bold"))
+
+    badge, badge_style = _BADGES[explanation.outcome]
+    headline = Text()
+    if colour:
+        headline.append(f" {badge} ", style=badge_style)
+        headline.append(" ")
+    else:
+        headline.append(f"{badge}: ")
+    headline.append(escape_text(explanation.headline), style="bold")
+    console.print(headline)
+    console.print()
+
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="dim", no_wrap=True)
+    facts.add_column(overflow="fold")
+    facts.add_row("cwd", Text(escape_text(decision.cwd)))
+    facts.add_row("caller root", Text(escape_text(decision.caller_root)))
+    verdict_style = "red" if explanation.verdict_refused else ""
+    facts.add_row("verdict", Text(escape_text(explanation.verdict), style=verdict_style))
+    if decision.binding is not None and explanation.outcome != "answer":
+        facts.add_row("enforced by", Text(escape_text(decision.binding)))
+    if decision.refusal is not None and not explanation.verdict_refused:
+        refused_rows = sum(change.action == "refused" for change in decision.changes)
+        why = (
+            f"{refused_rows} arguments below are refused; each row says why"
+            if refused_rows > 1
+            else decision.refusal
+        )
+        facts.add_row("why", Text(escape_text(why), style="red"))
+    console.print(Padding(facts, (0, 0, 0, 2), expand=False))
+
+    if decision.changes:
+        action_width = max(len(change.action) for change in decision.changes)
+        cells = [
+            (_argument_cell(change.flag, change.words), _flag_note(change.flag, change.words))
+            for change in decision.changes
+        ]
+        # Arguments fold badly (inside a word), reasons wrap well (between words): the
+        # argument column gets its natural width unless that would squeeze reasons below 24.
+        available = width - action_width - 4
+        argument_natural = max(len(cell) + (len(note) + 3 if note else 0) for cell, note in cells)
+        reason_natural = max(len(change.reason) for change in decision.changes)
+        reason_least = min(reason_natural, 24)
+        argument_width = max(16, min(argument_natural, available - reason_least))
+        table = Table(
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            pad_edge=False,
+            header_style="bold",
+            padding=(0, 1),
+        )
+        table.add_column("action", no_wrap=True)
+        table.add_column("argument", overflow="fold", width=argument_width)
+        table.add_column("reason", overflow="fold")
+        for change, (cell, note) in zip(decision.changes, cells, strict=True):
+            argument = Text(fold_words(cell, argument_width))
+            if note:
+                last_line = argument.plain.rsplit("\n", 1)[-1]
+                fits = len(last_line) + len(note) + 3 <= argument_width
+                argument.append((" " if fits else "\n") + f"({note})", style="dim")
+            table.add_row(
+                Text(change.action, style=_ACTION_STYLES.get(change.action, "")),
+                argument,
+                Text(escape_text(change.reason)),
+            )
+        section("What toolgate does with each option")
+        console.print(table)
+
+    if explanation.command_line is not None:
+        line = explanation.command_line
+        if decision.read_only:
+            section("Command line (what --exec runs; paste it to run the same)")
+        else:
+            section("Command line (unchanged; paste it to run the same)")
+        # soft_wrap: a word wider than the screen is left to the terminal to wrap, so copying
+        # it back from the screen gives the word, not the word cut by inserted line breaks.
+        for shown in line.wrapped(width - 2, starts=explanation.line_starts):
+            console.print(Text("  " + shown), soft_wrap=True)
+        if line.escaped:
+            console.print(
+                Padding(
+                    Text(
+                        "Shown escaped: the $'...' words hold control, bidirectional or "
+                        "invisible characters, written as \\u, \\x, \\n escapes; bash or zsh "
+                        "in a UTF-8 locale read them back as the same characters.",
+                        style="yellow",
+                    ),
+                    (1, 0, 0, 2),
+                    expand=False,
+                )
+            )
+
+    if explanation.advice:
+        advice = Table.grid(padding=(0, 1))
+        advice.add_column(no_wrap=True)
+        advice.add_column(overflow="fold")
+        for entry in explanation.advice:
+            advice.add_row("-", Text(escape_text(entry)))
+        section("What to do instead")
+        console.print(Padding(advice, (0, 0, 0, 2), expand=False))
+    if explanation.outcome == "refused":
+        console.print()
+        console.print(Text("toolgate dispatch refuses this with exit status 3."))
+
+    return _strip_trailing_blanks(buffer.getvalue())
+
+
+def fold_words(text: str, width: int) -> str:
+    """`text` with every word wider than `width` broken after commas (a tool list), so a table
+    cell folds it where a reader expects rather than in the middle of a name."""
+    words = []
+    for word in text.split(" "):
+        if len(word) <= width or "," not in word:
+            words.append(word)
+            continue
+        lines = [""]
+        for piece in word.split(","):
+            candidate = f"{lines[-1]},{piece}" if lines[-1] else piece
+            if len(candidate) + 1 > width and lines[-1]:
+                lines[-1] += ","
+                lines.append(piece)
+            else:
+                lines[-1] = candidate
+        words.append("\n".join(lines))
+    return " ".join(words)
+
+
+_TRAILING_BLANKS = re.compile(r"[ ]+((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
+
+
+def _strip_trailing_blanks(text: str) -> str:
+    """rich pads lines to the console width; drop the padding (keep any closing style codes)."""
+    return _TRAILING_BLANKS.sub(r"\1", text)
+
+
+def _argument_cell(flag: str, words: tuple[str, ...]) -> str:
+    if not words:
+        return "(nothing)"
+    if flag.startswith("env "):
+        option = "--env" if "=" in words[0] else "--unset-env"
+        return f"{option} {shell_words(words)}"
+    return shell_words(words)
+
+
+def _flag_note(flag: str, words: tuple[str, ...]) -> str:
+    """A dim note naming what the words are when they do not say it themselves."""
+    if flag.startswith("<") and flag.endswith(">"):
+        return flag[1:-1]
+    if flag.startswith("env "):
+        return ""
+    written = words[0] if words else ""
+    if written == flag or written.startswith(flag + "="):
+        return ""
+    return escape_text(flag)
+
+
+class _EncodedStringIO(io.StringIO):
+    """A text buffer that reports the real stdout's encoding, so rich draws boxes it can write."""
+
+    def __init__(self, encoding: str) -> None:
+        super().__init__()
+        self._encoding = encoding
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._encoding
