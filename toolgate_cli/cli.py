@@ -17,6 +17,8 @@ from toolgate_cli import __version__, exitcodes
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "dispatch": ("toolgate_cli.commands.dispatch", "dispatch"),
     "explain": ("toolgate_cli.commands.explain", "explain_command"),
+    "lanes": ("toolgate_cli.commands.lanes", "lanes"),
+    "completion": ("toolgate_cli.commands.completion", "completion"),
 }
 
 ROOT_HELP = """Make a coding-agent lane's own CLI enforce read-only, or refuse with a reason.

@@ -2,28 +2,29 @@
 
 from __future__ import annotations
 
-import io
 import os
-import re
-import shutil
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from toolgate_cli import exitcodes
 from toolgate_cli.commands.common import build_request, dispatch_options
+from toolgate_cli.commands.rendering import (
+    display_width,
+    finished_text,
+    new_console,
+    use_colour,
+    write_stdout,
+)
 from toolgate_cli.decision import decide_dispatch
 from toolgate_cli.display import escape_text, shell_words
 from toolgate_cli.explanation import Explanation, explain
 
-if TYPE_CHECKING:
-    pass
-
 HELP = """Show what toolgate would do with a lane invocation, and why, for a person to read.
 
 Takes exactly the options of `toolgate dispatch` and makes the same decision: where the lane
-would run and whether that is allowed, every argument kept, replaced, stripped, added or
+would run and whether that is allowed, every option kept, replaced, stripped, added or
 refused with its reason, and the final command line quoted so it can be pasted. A refusal
 says why and what to do instead, and exits 3 like dispatch. Nothing is run.
 
@@ -39,9 +40,6 @@ Examples:
 \b
 Exit status: 0 allowed, 2 usage error, 3 refused.
 """
-
-WIDTH_LIMIT = 100
-"""Wider than this and a table row is hard to follow; a narrower terminal wins."""
 
 _ACTION_STYLES: dict[str, str] = {
     "kept": "green",
@@ -65,29 +63,8 @@ def explain_command(**params: Any) -> int:  # noqa: ANN401 - click passes the op
     request = build_request(params)
     decision = decide_dispatch(request)
     explanation = explain(request, decision, os.getcwd())
-    text = render(explanation, colour=use_colour(sys.stdout), width=display_width())
-    encoding = sys.stdout.encoding or "utf-8"
-    sys.stdout.buffer.write(text.encode(encoding, "backslashreplace"))
-    sys.stdout.flush()
+    write_stdout(render(explanation, colour=use_colour(sys.stdout), width=display_width()))
     return exitcodes.OK if decision.ok else exitcodes.REFUSED
-
-
-def use_colour(stream: Any) -> bool:  # noqa: ANN401 - any file-like object
-    """Colour on a terminal only; a non-empty NO_COLOR turns it off (and wins), a non-empty
-    FORCE_COLOR turns it on off a terminal; TERM=dumb means no colour."""
-    if os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    if os.environ.get("TERM") == "dumb":
-        return False
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
-
-
-def display_width() -> int:
-    """The terminal's width (COLUMNS wins; 80 when there is no terminal), at most WIDTH_LIMIT."""
-    return max(40, min(shutil.get_terminal_size((80, 24)).columns, WIDTH_LIMIT))
 
 
 def render(explanation: Explanation, *, colour: bool, width: int) -> str:
@@ -97,25 +74,12 @@ def render(explanation: Explanation, *, colour: bool, width: int) -> str:
     `Text`, never as markup, so no argument can style, hide or reorder what is drawn.
     """
     from rich import box
-    from rich.console import Console
     from rich.padding import Padding
     from rich.table import Table
     from rich.text import Text
 
     decision = explanation.decision
-    buffer = _EncodedStringIO(sys.stdout.encoding or "utf-8")
-    console = Console(
-        file=buffer,
-        width=width,
-        force_terminal=colour,
-        color_system="auto" if colour else None,
-        no_color=False,
-        markup=False,
-        emoji=False,
-        highlight=False,
-        legacy_windows=False,
-        force_interactive=False,
-    )
+    console, buffer = new_console(colour=colour, width=width)
 
     def section(title: str) -> None:
         console.print()
@@ -224,7 +188,7 @@ def render(explanation: Explanation, *, colour: bool, width: int) -> str:
         console.print()
         console.print(Text("toolgate dispatch refuses this with exit status 3."))
 
-    return _strip_trailing_blanks(buffer.getvalue())
+    return finished_text(buffer)
 
 
 def fold_words(text: str, width: int) -> str:
@@ -247,14 +211,6 @@ def fold_words(text: str, width: int) -> str:
     return " ".join(words)
 
 
-_TRAILING_BLANKS = re.compile(r"[ ]+((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
-
-
-def _strip_trailing_blanks(text: str) -> str:
-    """rich pads lines to the console width; drop the padding (keep any closing style codes)."""
-    return _TRAILING_BLANKS.sub(r"\1", text)
-
-
 def _argument_cell(flag: str, words: tuple[str, ...]) -> str:
     if not words:
         return "(nothing)"
@@ -274,15 +230,3 @@ def _flag_note(flag: str, words: tuple[str, ...]) -> str:
     if written == flag or written.startswith(flag + "="):
         return ""
     return escape_text(flag)
-
-
-class _EncodedStringIO(io.StringIO):
-    """A text buffer that reports the real stdout's encoding, so rich draws boxes it can write."""
-
-    def __init__(self, encoding: str) -> None:
-        super().__init__()
-        self._encoding = encoding
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return self._encoding
