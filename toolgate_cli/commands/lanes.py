@@ -27,8 +27,9 @@ KIND_RULE = (
     "claude.exe and claude.cmd are all claude"
 )
 
-HELP = """List every lane kind toolgate knows: how each is made read-only, the lane versions
-that was proven against end to end, and the kinds it refuses, with the reason.
+HELP = """List every lane kind toolgate knows: the mechanism that makes each one read-only
+and the lane versions it was proven against end to end, then the kinds toolgate refuses,
+each with its reason.
 
 With --json, one JSON object on stdout, stable for scripts:
 
