@@ -104,7 +104,7 @@ _AFTER_INSTALL: dict[str, str] = {
 }
 
 
-@click.command(help=HELP, short_help="Print or install the bash, zsh or fish completion script.")
+@click.command(help=HELP, short_help="Print or install the bash/zsh/fish completion script.")
 @click.argument("shell", required=False, type=click.Choice(SHELLS))
 @click.option("--install", is_flag=True, help="Write the script where the shell looks for it.")
 @click.pass_context

@@ -57,7 +57,7 @@ _BADGES: dict[str, tuple[str, str]] = {
 }
 
 
-@click.command(help=HELP, short_help="Show, for a person, what dispatch would do and why.")
+@click.command(help=HELP, short_help="Show a person what dispatch would do and why.")
 @dispatch_options
 def explain_command(**params: Any) -> int:  # noqa: ANN401 - click passes the options
     request = build_request(params)
@@ -122,11 +122,11 @@ def render(explanation: Explanation, *, colour: bool, width: int) -> str:
             for change in decision.changes
         ]
         # Arguments fold badly (inside a word), reasons wrap well (between words): the
-        # argument column gets its natural width unless that would squeeze reasons below 24.
-        available = width - action_width - 4
+        # argument column gets its natural width unless that would squeeze reasons below 32.
+        available = width - action_width - 6  # cell padding and column rules
         argument_natural = max(len(cell) + (len(note) + 3 if note else 0) for cell, note in cells)
         reason_natural = max(len(change.reason) for change in decision.changes)
-        reason_least = min(reason_natural, 24)
+        reason_least = min(reason_natural, 32)
         argument_width = max(16, min(argument_natural, available - reason_least))
         table = Table(
             box=box.SIMPLE_HEAD,

@@ -68,7 +68,9 @@ def lanes_document() -> dict[str, object]:
     }
 
 
-@click.command(help=HELP, short_help="List the lane kinds, their read-only mechanism, or why not.")
+@click.command(
+    help=HELP, short_help="List the lane kinds and how each is made read-only (or why not)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (shape above).")
 def lanes(as_json: bool) -> int:
     if as_json:
