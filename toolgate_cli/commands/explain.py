@@ -121,13 +121,20 @@ def render(explanation: Explanation, *, colour: bool, width: int) -> str:
             (_argument_cell(change.flag, change.words), _flag_note(change.flag, change.words))
             for change in decision.changes
         ]
-        # Arguments fold badly (inside a word), reasons wrap well (between words): the
-        # argument column gets its natural width unless that would squeeze reasons below 32.
+        # Arguments fold badly (inside a word), reasons wrap well (between words). The
+        # argument column gets its natural width unless that would squeeze reasons below 32
+        # columns, and in any case room for its longest unbreakable word (reasons keep 20).
         available = width - action_width - 6  # cell padding and column rules
         argument_natural = max(len(cell) + (len(note) + 3 if note else 0) for cell, note in cells)
+        longest_word = max(
+            max(_unbreakable_width(cell), len(note) + 2 if note else 0) for cell, note in cells
+        )
         reason_natural = max(len(change.reason) for change in decision.changes)
-        reason_least = min(reason_natural, 32)
-        argument_width = max(16, min(argument_natural, available - reason_least))
+        argument_width = max(
+            16,
+            min(argument_natural, available - min(reason_natural, 32)),
+            min(longest_word, available - 20),
+        )
         table = Table(
             box=box.SIMPLE_HEAD,
             show_edge=False,
@@ -209,6 +216,15 @@ def fold_words(text: str, width: int) -> str:
                 lines[-1] = candidate
         words.append("\n".join(lines))
     return " ".join(words)
+
+
+def _unbreakable_width(cell: str) -> int:
+    """The widest piece of `cell` a table can only fold inside: a word, or for a comma list
+    (which `fold_words` breaks after commas) its widest item."""
+    return max(
+        (max(len(piece) + 1 for piece in word.split(",")) if "," in word else len(word))
+        for word in cell.split(" ")
+    )
 
 
 def _argument_cell(flag: str, words: tuple[str, ...]) -> str:

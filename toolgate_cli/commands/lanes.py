@@ -89,11 +89,16 @@ def render(*, colour: bool, width: int) -> str:
     console, buffer = new_console(colour=colour, width=width)
     supported = Table.grid(padding=(0, 2))
     supported.add_column(style="bold green", no_wrap=True)
+    supported.add_column(style="dim", no_wrap=True)
     supported.add_column(overflow="fold")
-    for lane in LANES.values():
-        versions = ", ".join(lane.versions_proven) or "none yet"
-        supported.add_row(Text(escape_text(lane.kind)), Text(escape_text(lane.mechanism)))
-        supported.add_row("", Text(f"proven end to end with {escape_text(versions)}", style="dim"))
+    for index, lane in enumerate(LANES.values()):
+        if index:
+            supported.add_row("", "", "")
+        versions = ", ".join(f"{lane.kind} {version}" for version in lane.versions_proven)
+        supported.add_row(
+            Text(escape_text(lane.kind)), "read-only by", Text(escape_text(lane.mechanism))
+        )
+        supported.add_row("", "proven with", Text(escape_text(versions or "nothing yet")))
     refused = Table.grid(padding=(0, 2))
     refused.add_column(style="bold red", no_wrap=True)
     refused.add_column(overflow="fold")
