@@ -36,6 +36,7 @@ def test_the_command_prints_what_clicks_own_machinery_prints(shell):
 
 def test_gen_check_passes_on_this_checkout_and_names_a_drifted_file(tmp_path):
     assert stale_files(str(REPO_ROOT)) == []
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
     for path, content in generated_files().items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(content, encoding="utf-8")

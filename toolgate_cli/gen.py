@@ -59,6 +59,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only report stale files (exit 1)")
     parser.add_argument("--root", default=CHECKOUT, help="the checkout (default: %(default)s)")
     options = parser.parse_args(argv)
+    if not os.path.exists(os.path.join(options.root, "pyproject.toml")):
+        print(
+            f"{options.root} is not a toolgate checkout (no pyproject.toml); pass --root",
+            file=sys.stderr,
+        )
+        return 2
     if options.check:
         stale = stale_files(options.root)
         for path in stale:
