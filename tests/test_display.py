@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from toolgate_cli.display import (
     BIDI_CONTROL_CHARS,
+    cell_width,
     escape_char,
     escape_text,
     must_escape,
@@ -181,6 +182,12 @@ def test_wrapped_keeps_an_option_with_its_values():
         "    -p 'a b c d e'",
     ]
     assert line.wrapped(200) == [line.text]
+
+
+def test_wrapped_counts_terminal_columns_not_characters():
+    line = shell_join(["claude", "-p", "東京東京東京", "--model", "opus"])
+    assert len(line.text) <= 34 < cell_width(line.text)
+    assert line.wrapped(34) == ["claude \\", "    -p '東京東京東京' \\", "    --model opus"]
 
 
 def test_wrapped_honours_given_group_starts():

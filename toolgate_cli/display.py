@@ -102,6 +102,17 @@ def escape_char(char: str) -> str:
     return f"\\U{point:08x}"
 
 
+def cell_width(text: str) -> int:
+    """Terminal columns `text` takes: 2 for East Asian wide and fullwidth characters, 0 for
+    combining marks, 1 otherwise (escaped text holds no control or format characters)."""
+    width = 0
+    for char in text:
+        if unicodedata.combining(char):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
+
+
 def needs_escape(text: str) -> bool:
     """Whether any character of `text` would be shown escaped."""
     return any(must_escape(char) for char in text)
@@ -185,7 +196,7 @@ class ShellLine:
         words). A group wider than the display is broken between its words, never right after
         its first word; a single word wider than the display is never split.
         """
-        if len(self.text) <= width or len(self.words) < 2:
+        if cell_width(self.text) <= width or len(self.words) < 2:
             return [self.text]
         head = max(1, min(self.head, len(self.words)))
         arguments = self.words[head:]
@@ -201,7 +212,7 @@ class ShellLine:
         for group in groups:
             current = (indent if lines else "") + group[0]
             for position, word in enumerate(group[1:], start=1):
-                if position > 1 and len(current) + len(word) + 3 > width:
+                if position > 1 and cell_width(current) + cell_width(word) + 3 > width:
                     lines.append(current)
                     current = indent + word
                 else:
