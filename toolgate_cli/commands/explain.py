@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -20,6 +20,9 @@ from toolgate_cli.commands.rendering import (
 from toolgate_cli.decision import decide_dispatch
 from toolgate_cli.display import escape_text, shell_words
 from toolgate_cli.explanation import Explanation, explain
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 HELP = """Show what toolgate would do with a lane invocation, and why, for a person to read.
 
@@ -73,17 +76,27 @@ def render(explanation: Explanation, *, colour: bool, width: int) -> str:
     Every string that came from the caller goes through `display` first and reaches rich as
     `Text`, never as markup, so no argument can style, hide or reorder what is drawn.
     """
-    from rich import box
-    from rich.padding import Padding
-    from rich.table import Table
+    console, buffer = new_console(colour=colour, width=width)
+    _print_headline(console, explanation, colour)
+    _print_facts(console, explanation)
+    if explanation.decision.changes:
+        _print_changes(console, explanation, width)
+    if explanation.command_line is not None:
+        _print_command_line(console, explanation, width)
+    if explanation.advice:
+        _print_advice(console, explanation)
+    return finished_text(buffer)
+
+
+def _print_section_title(console: Console, title: str) -> None:
     from rich.text import Text
 
-    decision = explanation.decision
-    console, buffer = new_console(colour=colour, width=width)
+    console.print()
+    console.print(Text(title, style="bold"))
 
-    def section(title: str) -> None:
-        console.print()
-        console.print(Text(title, style="bold"))
+
+def _print_headline(console: Console, explanation: Explanation, colour: bool) -> None:
+    from rich.text import Text
 
     badge, badge_style = _BADGES[explanation.outcome]
     headline = Text()
@@ -96,6 +109,14 @@ def render(explanation: Explanation, *, colour: bool, width: int) -> str:
     console.print(headline)
     console.print()
 
+
+def _print_facts(console: Console, explanation: Explanation) -> None:
+    """Where the lane runs, the verdict on it, what enforces read-only, why it was refused."""
+    from rich.padding import Padding
+    from rich.table import Table
+    from rich.text import Text
+
+    decision = explanation.decision
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="dim", no_wrap=True)
     facts.add_column(overflow="fold")
@@ -106,6 +127,7 @@ def render(explanation: Explanation, *, colour: bool, width: int) -> str:
     if decision.binding is not None and explanation.outcome != "answer":
         facts.add_row("enforced by", Text(escape_text(decision.binding)))
     if decision.refusal is not None and not explanation.verdict_refused:
+        # Several refused rows: the joined refusal line would only repeat the table.
         refused_rows = sum(change.action == "refused" for change in decision.changes)
         why = (
             f"{refused_rows} arguments below are refused; each row says why"
@@ -115,87 +137,93 @@ def render(explanation: Explanation, *, colour: bool, width: int) -> str:
         facts.add_row("why", Text(escape_text(why), style="red"))
     console.print(Padding(facts, (0, 0, 0, 2), expand=False))
 
-    if decision.changes:
-        action_width = max(len(change.action) for change in decision.changes)
-        cells = [
-            (_argument_cell(change.flag, change.words), _flag_note(change.flag, change.words))
-            for change in decision.changes
-        ]
-        # Arguments fold badly (inside a word), reasons wrap well (between words). The
-        # argument column gets its natural width unless that would squeeze reasons below 32
-        # columns, and in any case room for its longest unbreakable word (reasons keep 20).
-        available = width - action_width - 6  # cell padding and column rules
-        argument_natural = max(len(cell) + (len(note) + 3 if note else 0) for cell, note in cells)
-        longest_word = max(
-            max(_unbreakable_width(cell), len(note) + 2 if note else 0) for cell, note in cells
-        )
-        reason_natural = max(len(change.reason) for change in decision.changes)
-        argument_width = max(
-            16,
-            min(argument_natural, available - min(reason_natural, 32)),
-            min(longest_word, available - 20),
-        )
-        table = Table(
-            box=box.SIMPLE_HEAD,
-            show_edge=False,
-            pad_edge=False,
-            header_style="bold",
-            padding=(0, 1),
-        )
-        table.add_column("action", no_wrap=True)
-        table.add_column("argument", overflow="fold", width=argument_width)
-        table.add_column("reason", overflow="fold")
-        for change, (cell, note) in zip(decision.changes, cells, strict=True):
-            argument = Text(fold_words(cell, argument_width))
-            if note:
-                last_line = argument.plain.rsplit("\n", 1)[-1]
-                fits = len(last_line) + len(note) + 3 <= argument_width
-                argument.append((" " if fits else "\n") + f"({note})", style="dim")
-            table.add_row(
-                Text(change.action, style=_ACTION_STYLES.get(change.action, "")),
-                argument,
-                Text(escape_text(change.reason)),
-            )
-        section("What toolgate does with each option")
-        console.print(table)
 
-    if explanation.command_line is not None:
-        line = explanation.command_line
-        if decision.read_only:
-            section("Command line (what --exec runs; paste it to run the same)")
-        else:
-            section("Command line (unchanged; paste it to run the same)")
-        # soft_wrap: a word wider than the screen is left to the terminal to wrap, so copying
-        # it back from the screen gives the word, not the word cut by inserted line breaks.
-        for shown in line.wrapped(width - 2, starts=explanation.line_starts):
-            console.print(Text("  " + shown), soft_wrap=True)
-        if line.escaped:
-            console.print(
-                Padding(
-                    Text(
-                        "Shown escaped: the $'...' words hold control, bidirectional or "
-                        "invisible characters, written as \\u, \\x, \\n escapes; bash or zsh "
-                        "in a UTF-8 locale read them back as the same characters.",
-                        style="yellow",
-                    ),
-                    (1, 0, 0, 2),
-                    expand=False,
-                )
-            )
+def _print_changes(console: Console, explanation: Explanation, width: int) -> None:
+    """One row per change the decision lists: action, the words concerned, the reason."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
 
-    if explanation.advice:
-        advice = Table.grid(padding=(0, 1))
-        advice.add_column(no_wrap=True)
-        advice.add_column(overflow="fold")
-        for entry in explanation.advice:
-            advice.add_row("-", Text(escape_text(entry)))
-        section("What to do instead")
-        console.print(Padding(advice, (0, 0, 0, 2), expand=False))
-    if explanation.outcome == "refused":
-        console.print()
-        console.print(Text("toolgate dispatch refuses this with exit status 3."))
+    changes = explanation.decision.changes
+    action_width = max(len(change.action) for change in changes)
+    cells = [
+        (_argument_cell(change.flag, change.words), _flag_note(change.flag, change.words))
+        for change in changes
+    ]
+    # Arguments fold badly (inside a word), reasons wrap well (between words). The argument
+    # column gets its natural width unless that would squeeze reasons below 32 columns, and in
+    # any case room for its longest unbreakable word (reasons keep 20).
+    available = width - action_width - 6  # cell padding and column rules
+    argument_natural = max(len(cell) + (len(note) + 3 if note else 0) for cell, note in cells)
+    longest_word = max(
+        max(_unbreakable_width(cell), len(note) + 2 if note else 0) for cell, note in cells
+    )
+    reason_natural = max(len(change.reason) for change in changes)
+    argument_width = max(
+        16,
+        min(argument_natural, available - min(reason_natural, 32)),
+        min(longest_word, available - 20),
+    )
+    table = Table(
+        box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold", padding=(0, 1)
+    )
+    table.add_column("action", no_wrap=True)
+    table.add_column("argument", overflow="fold", width=argument_width)
+    table.add_column("reason", overflow="fold")
+    for change, (cell, note) in zip(changes, cells, strict=True):
+        argument = Text(fold_words(cell, argument_width))
+        if note:
+            last_line = argument.plain.rsplit("\n", 1)[-1]
+            fits = len(last_line) + len(note) + 3 <= argument_width
+            argument.append((" " if fits else "\n") + f"({note})", style="dim")
+        table.add_row(
+            Text(change.action, style=_ACTION_STYLES.get(change.action, "")),
+            argument,
+            Text(escape_text(change.reason)),
+        )
+    _print_section_title(console, "What toolgate does with each option")
+    console.print(table)
 
-    return finished_text(buffer)
+
+def _print_command_line(console: Console, explanation: Explanation, width: int) -> None:
+    """The final command line, wrapped with line continuations, and a note when escaped."""
+    from rich.padding import Padding
+    from rich.text import Text
+
+    line = explanation.command_line
+    assert line is not None  # noqa: S101 - render() checked
+    if explanation.decision.read_only:
+        _print_section_title(console, "Command line (what --exec runs; paste it to run the same)")
+    else:
+        _print_section_title(console, "Command line (unchanged; paste it to run the same)")
+    # soft_wrap: a word wider than the screen is left to the terminal to wrap, so copying it
+    # back from the screen gives the word, not the word cut by inserted line breaks.
+    for shown in line.wrapped(width - 2, starts=explanation.line_starts):
+        console.print(Text("  " + shown), soft_wrap=True)
+    if line.escaped:
+        note = Text(
+            "Shown escaped: the $'...' words hold control, bidirectional or invisible "
+            "characters, written as \\u, \\x, \\n escapes; bash or zsh in a UTF-8 locale "
+            "read them back as the same characters.",
+            style="yellow",
+        )
+        console.print(Padding(note, (1, 0, 0, 2), expand=False))
+
+
+def _print_advice(console: Console, explanation: Explanation) -> None:
+    from rich.padding import Padding
+    from rich.table import Table
+    from rich.text import Text
+
+    advice = Table.grid(padding=(0, 1))
+    advice.add_column(no_wrap=True)
+    advice.add_column(overflow="fold")
+    for entry in explanation.advice:
+        advice.add_row("-", Text(escape_text(entry)))
+    _print_section_title(console, "What to do instead")
+    console.print(Padding(advice, (0, 0, 0, 2), expand=False))
+    console.print()
+    console.print(Text("toolgate dispatch refuses this with exit status 3."))
 
 
 def fold_words(text: str, width: int) -> str:
