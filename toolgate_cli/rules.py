@@ -70,6 +70,26 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
+__all__ = [
+    "BREADTH_WARNING_CODES",
+    "INTERPRETER_HEADS",
+    "MAX_RULE_TEXT_LENGTH",
+    "REJECT_CODES",
+    "Admission",
+    "BreadthWarning",
+    "ParsedRule",
+    "RuleReject",
+    "command_admission",
+    "directory_rule_admits",
+    "format_allow_rule_text",
+    "lexical_normal_absolute_path_of",
+    "parse_allow_rule_text",
+    "path_admission",
+    "path_within_root",
+    "rule_admits_command",
+    "rule_breadth_warnings_of",
+]
+
 RuleTool = Literal["Bash", "Read"]
 RuleMatch = Literal["exact", "prefix", "wildcard", "subpath"]
 RuleRejectCode = Literal[
