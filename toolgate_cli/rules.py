@@ -206,8 +206,12 @@ class _Lexed(NamedTuple):
 
 
 def describe_char(char: str) -> str:
-    """A printable name for one character, e.g. ``U+001B``."""
-    return f"U+{ord(char):04X}"
+    """A printable name for one character, e.g. ``U+001B``; an undecodable byte that Python
+    carried in as a lone surrogate (``surrogateescape``) is named as that byte."""
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"the undecodable byte 0x{code - 0xDC00:02X}"
+    return f"U+{code:04X}"
 
 
 def _first_control_char(text: str) -> tuple[int, str] | None:
