@@ -510,6 +510,8 @@ def _parse_bash(content: str) -> ParsedRule | RuleReject:
 
 def _parse_read(content: str) -> ParsedRule | RuleReject:
     form = "Read(//abs/dir/**)"
+    if content.strip(" ") != content:
+        return RuleReject("invalid.grammar", f"spaces around the directory; write {form}")
     if not content.endswith("/**"):
         if "*" in content:
             return RuleReject("unsupported.wildcard", f"Read speaks only the directory form {form}")
