@@ -81,6 +81,7 @@ ACCEPTED = [
     ('Bash(echo ")")', 'Bash(echo ")")', "Bash", "exact", 'echo ")"'),
     ("Bash(echo a\\ )", "Bash(echo a\\ )", "Bash", "exact", "echo a\\ "),
     ("Bash(echo $HOME)", "Bash(echo $HOME)", "Bash", "exact", "echo $HOME"),
+    ("Bash(echo $)", "Bash(echo $)", "Bash", "exact", "echo $"),
     (
         "Bash(git commit -m 'x':*)",
         "Bash(git commit -m 'x':*)",
@@ -326,6 +327,8 @@ ADMITS = [
     ("Bash(echo a:*)", "echo a b", True),
     ("Bash(echo 'x  y':*)", "echo 'x  y' z", True),
     ("Bash(echo 'x  y':*)", "echo 'x y'", False),
+    ("Bash(echo:*)", "echo $", True),
+    ("Bash(echo:*)", "echo a$ b#", True),
     # stars in a candidate are just text
     ("Bash(ls:*)", "ls *.py", True),
     # a Read rule never admits a command
@@ -473,11 +476,15 @@ def test_format_allow_rule_text_spells_each_form():
 # --------------------------------------------------------------------------- properties
 
 _SAFE_WORD = st.text(
-    alphabet="abcdefghijklmnopqrstuvwxyz0123456789._/=-+,@%", min_size=1, max_size=8
+    alphabet="abcdefghijklmnopqrstuvwxyz0123456789._/=-+,@%$#\\{}!~:", min_size=1, max_size=8
 )
 _QUOTED_WORD = st.builds(lambda s: f"'{s}'", st.text(alphabet='ab ;&|*()<>$"', max_size=6))
 _DQUOTED_WORD = st.builds(lambda s: f'"{s}"', st.text(alphabet="ab ;&|'()<>", max_size=6))
 _WORD = st.one_of(_SAFE_WORD, _SAFE_WORD, _SAFE_WORD, _QUOTED_WORD, _DQUOTED_WORD)
+# extension words any shell reads as plain arguments (no comment, no dangling backslash)
+_EXTENSION_WORD = st.one_of(
+    st.text(alphabet="abcxyz0123456789._/=-+,@%:", min_size=1, max_size=8), _QUOTED_WORD
+)
 _GAP = st.sampled_from([" ", "  ", "   "])
 _SEGMENT = st.lists(_WORD, min_size=1, max_size=4)
 _CONNECTOR = st.sampled_from(["&&", "||", ";", "|", " && ", " ; ", " | "])
@@ -525,7 +532,7 @@ def test_parser_never_raises_and_canonical_text_parses_to_the_same_rule(text):
 
 
 @settings(max_examples=400)
-@given(bash_bodies(), st.lists(_WORD, max_size=3), st.sampled_from([":*", " *"]))
+@given(bash_bodies(), st.lists(_EXTENSION_WORD, max_size=3), st.sampled_from([":*", " *"]))
 def test_a_prefix_rule_admits_its_own_body_and_whole_word_extensions(body, extra, suffix):
     rule = parse_allow_rule_text(f"Bash({body}{suffix})")
     assume(isinstance(rule, ParsedRule))

@@ -306,7 +306,7 @@ def _lex(text: str, offset: int = 0) -> _Lexed | RuleReject:
         elif char == "$":
             if following == "(":
                 return not_simple("a command substitution $(", index)
-            if following in "'\"":
+            if following and following in "'\"":
                 return not_simple(f"the ${following}...{following} quoting form", index)
             word.append("$")
             index += 1
