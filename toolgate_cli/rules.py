@@ -2,7 +2,7 @@
 
 Pure code: no click, no rich, no I/O. Usable as a library::
 
-    from toolgate_cli.rules import parse_allow_rule_text, rule_admits_command
+    from toolgate_cli.rules import RuleReject, parse_allow_rule_text, rule_admits_command
     rule = parse_allow_rule_text("Bash(npm run:*)")
     assert not isinstance(rule, RuleReject) and rule_admits_command(rule, "npm run build")
 
@@ -32,7 +32,10 @@ Decisions where the seed is silent (each one is pinned by a test in tests/test_r
 * Any ``*`` other than the one trailing ``:*`` or `` *`` is ``unsupported.wildcard``, even quoted
   or backslash-escaped: the lane that reads these settings compiles stars as globs regardless of
   shell quoting, and a glob argument has no rule form here. ``Bash(*)`` and ``Bash( *)`` are
-  whole-tool grants: ``unsupported.wildcard``.
+  whole-tool grants: ``unsupported.wildcard``. One trailing `` *`` is ALWAYS the wildcard form,
+  however glob-like it looks: ``Bash(rm -rf *)`` is accepted and admits ``rm -rf`` followed by
+  anything (seed 003: upstream compiles it to ``^rm -rf( .*)?$``), which lint cannot flag as
+  broad because its body has two words.
 * Connectors are ``&&``, ``||``, ``;`` and ``|``; canonical spelling ``a && b``, ``a || b``,
   ``a; b``, ``a | b``. An ``exact`` body may be a chain (it admits that one chain). A chain under
   the trailing space-star form is ``invalid.not_simple_command``.
@@ -53,7 +56,8 @@ Decisions where the seed is silent (each one is pinned by a test in tests/test_r
 * ``broad_prefix`` counts the words of a single-segment body after leading assignments, so
   ``Bash(FOO=1 mkdir:*)`` warns like ``Bash(mkdir:*)``. A chain body warns ``compound_prefix``
   only (its body is not a single token).
-* ``Read``: the content is exactly ``//`` + directory + ``/**``; nothing is stripped. The root
+* ``Read``: the content is exactly ``//`` + directory + ``/**``; nothing is stripped (spaces
+  around it are ``invalid.grammar``). The root
   directory is spelled ``Read(//**)`` (``Read(///**)`` is a doubled slash). A single leading slash,
   ``~``, a relative path, a missing ``/**`` are ``invalid.grammar``; a ``.``/``..`` segment is
   ``invalid.path_traversal``; a doubled or trailing slash is ``invalid.grammar``; any other star is

@@ -125,6 +125,7 @@ def rules() -> None:
 
 @rules.command(
     "check",
+    short_help="Parse rules: canonical form, reject code, breadth warnings.",
     help="""Parse each RULE; print its canonical form, match form, reject or breadth warnings.
 
 \b
@@ -228,6 +229,7 @@ def _print_admission(
 
 @rules.command(
     "lint",
+    short_help="Lint the permission rules of a Claude Code settings file.",
     help="""Check every rule in permissions.allow, ask and deny of a Claude Code settings file.
 
 \b
@@ -239,6 +241,7 @@ a wide ask or deny rule tightens rather than grants.
 Exit status: 0 no rule rejected (a file with only warnings exits 0: a warning is
 advice about a legal rule, never a refusal), 1 any rule rejected, 2 the file is
 missing, unreadable, not JSON or not shaped like a settings file.
+--json prints check's records with "list" (allow, ask, deny) and "index" added.
 
 \b
 Example:
