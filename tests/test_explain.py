@@ -15,7 +15,7 @@ from tests.conftest import run_toolgate
 from toolgate_cli.cli import LAZY_COMMANDS, app
 from toolgate_cli.commands.common import build_request
 from toolgate_cli.decision import decide_dispatch
-from toolgate_cli.display import needs_escape, shell_quote
+from toolgate_cli.display import needs_escape, shell_join, shell_quote
 from toolgate_cli.explanation import argument_starts, explain, refusal_advice
 from toolgate_cli.lanes.base import Change
 
@@ -322,11 +322,12 @@ def test_a_cd_is_shown_when_the_lane_runs_elsewhere(tmp_path):
     ]
     result = run_explain(args, cwd=tmp_path)
     assert result.returncode == 0
-    line = " ".join(
-        word.removesuffix(" \\").strip() for word in command_line_section(result.stdout)
-    )
+    section = command_line_section(result.stdout)
     where = shell_quote(str((tmp_path / "sub dir").resolve()))
-    assert line == f"cd {where} && codex exec --sandbox read-only 'x y'"
+    assert " ".join(section).startswith(f"cd {where} ")
+    # bash runs the cd (into the real directory), then the lane with dispatch's argv.
+    _, decision = dispatch_json(args, cwd=tmp_path)
+    assert argv_run_by(section, "codex") == _bytes(decision["invoke"]["args"])
 
 
 def test_usage_errors_are_one_line_without_traceback():
@@ -369,10 +370,10 @@ def test_explain_is_pure_over_the_decision(tmp_path):
         _params(lane_command=("codex", "exec", "x y"), caller_root=str(tmp_path), cwd=str(tmp_path))
     )
     decision = decide_dispatch(request)
+    assert decision.invoke is not None
     explained = explain(request, decision, str(tmp_path))
     assert explained.outcome == "read-only"
-    assert explained.command_line is not None
-    assert explained.command_line.text == "codex exec --sandbox read-only 'x y'"
+    assert explained.command_line == shell_join(["codex", *decision.invoke.args])
     assert explained.advice == ()
     elsewhere = explain(request, decision, str(Path(tmp_path).parent))
     assert elsewhere.command_line is not None
@@ -387,6 +388,8 @@ def test_argument_starts_follow_the_changes():
         Change("kept", "--model", ("--model", "opus"), ""),
     )
     assert argument_starts(args, changes) == {0, 2, 3, 5}
+    subcommand = (Change("kept", "<subcommand>", ("exec",), ""), *changes)
+    assert argument_starts(("exec", *args), subcommand) == {1, 3, 4, 6}
 
 
 def test_advice_is_not_repeated(tmp_path):

@@ -17,6 +17,7 @@ from toolgate_cli import __version__, exitcodes
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "dispatch": ("toolgate_cli.commands.dispatch", "dispatch"),
     "explain": ("toolgate_cli.commands.explain", "explain_command"),
+    "rules": ("toolgate_cli.commands.rules", "rules"),
     "lanes": ("toolgate_cli.commands.lanes", "lanes"),
     "completion": ("toolgate_cli.commands.completion", "completion"),
 }
@@ -76,7 +77,7 @@ def run(args: list[str]) -> int:
         return exitcodes.OK
     except KeyboardInterrupt:
         return 130
-    except Exception as error:
+    except Exception as error:  # the last line of defence: one line, no traceback
         detail = str(error).splitlines()[0] if str(error) else ""
         message = f"toolgate: internal error: {type(error).__name__}"
         click.echo(f"{message}: {detail}" if detail else message, err=True)

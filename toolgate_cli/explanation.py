@@ -102,9 +102,10 @@ def explain(request: DispatchRequest, decision: DispatchDecision, current_dir: s
 
 def argument_starts(args: Sequence[str], changes: Sequence[Change]) -> frozenset[int]:
     """Indexes into `args` where one argument unit begins: an option with its values as a
-    change names them (kept or added), or a single word no change claims (a prompt)."""
+    change names them (kept or added), or a single word no change claims (a prompt). A
+    subcommand (`codex exec`) stays on the line before it: it reads as part of the command."""
     spans = [
-        change.words
+        (change.words, change.flag == "<subcommand>")
         for change in changes
         if change.action in ("kept", "added")
         and change.words
@@ -113,13 +114,15 @@ def argument_starts(args: Sequence[str], changes: Sequence[Change]) -> frozenset
     starts: set[int] = set()
     index = 0
     while index < len(args):
-        starts.add(index)
-        matching = [span for span in spans if tuple(args[index : index + len(span)]) == span]
+        matching = [span for span in spans if tuple(args[index : index + len(span[0])]) == span[0]]
         if matching:
-            longest = max(matching, key=len)
+            longest = max(matching, key=lambda span: len(span[0]))
             spans.remove(longest)
-            index += len(longest)
+            if not longest[1]:
+                starts.add(index)
+            index += len(longest[0])
         else:
+            starts.add(index)
             index += 1
     return frozenset(starts)
 
