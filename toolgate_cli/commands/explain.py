@@ -152,12 +152,11 @@ def _print_changes(console: Console, explanation: Explanation, width: int) -> No
     ]
     # Arguments fold badly (inside a word), reasons wrap well (between words). The argument
     # column gets its natural width unless that would squeeze reasons below 32 columns, and in
-    # any case room for its longest unbreakable word (reasons keep 20).
+    # any case room for its longest unbreakable word (reasons keep 20). A note naming the
+    # canonical flag gets no room of its own: it folds after a hyphen.
     available = width - action_width - 6  # cell padding and column rules
     argument_natural = max(len(cell) + (len(note) + 3 if note else 0) for cell, note in cells)
-    longest_word = max(
-        max(_unbreakable_width(cell), len(note) + 2 if note else 0) for cell, note in cells
-    )
+    longest_word = max(_unbreakable_width(cell) for cell, _ in cells)
     reason_natural = max(len(change.reason) for change in changes)
     argument_width = max(
         16,
@@ -175,7 +174,8 @@ def _print_changes(console: Console, explanation: Explanation, width: int) -> No
         if note:
             last_line = argument.plain.rsplit("\n", 1)[-1]
             fits = len(last_line) + len(note) + 3 <= argument_width
-            argument.append((" " if fits else "\n") + f"({note})", style="dim")
+            shown_note = fold_words(f"({note})", argument_width, after="-")
+            argument.append((" " if fits else "\n") + shown_note, style="dim")
         table.add_row(
             Text(change.action, style=_ACTION_STYLES.get(change.action, "")),
             argument,
@@ -226,22 +226,23 @@ def _print_advice(console: Console, explanation: Explanation) -> None:
     console.print(Text("toolgate dispatch refuses this with exit status 3."))
 
 
-def fold_words(text: str, width: int) -> str:
-    """`text` with every word wider than `width` broken after commas (a tool list), so a table
-    cell folds it where a reader expects rather than in the middle of a name."""
+def fold_words(text: str, width: int, after: str = ",") -> str:
+    """`text` with every word wider than `width` broken after the character `after` (a comma in
+    a tool list, a hyphen in an option name), so a table cell folds it where a reader expects
+    rather than in the middle of a name."""
     words = []
     for word in text.split(" "):
-        if len(word) <= width or "," not in word:
+        if len(word) <= width or after not in word:
             words.append(word)
             continue
+        pieces = [piece + after for piece in word.split(after)]
+        pieces[-1] = pieces[-1].removesuffix(after)
         lines = [""]
-        for piece in word.split(","):
-            candidate = f"{lines[-1]},{piece}" if lines[-1] else piece
-            if len(candidate) + 1 > width and lines[-1]:
-                lines[-1] += ","
+        for piece in pieces:
+            if lines[-1] and len(lines[-1]) + len(piece) > width:
                 lines.append(piece)
             else:
-                lines[-1] = candidate
+                lines[-1] += piece
         words.append("\n".join(lines))
     return " ".join(words)
 
