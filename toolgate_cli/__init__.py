@@ -16,7 +16,7 @@ def __getattr__(name: str) -> object:
     module_name = _LAZY_EXPORTS.get(name)
     if module_name is None:
         raise AttributeError(f"module 'toolgate_cli' has no attribute {name!r}")
-    import importlib
+    import importlib  # noqa: PLC0415 - the package root imports nothing up front
 
     value = getattr(importlib.import_module(module_name), name)
     globals()[name] = value

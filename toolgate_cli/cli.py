@@ -73,7 +73,7 @@ def run(args: list[str]) -> int:
         return exitcodes.OK
     except KeyboardInterrupt:
         return 130
-    except Exception as error:  # noqa: BLE001 - the last line of defence: one line, no traceback
+    except Exception as error:  # the last line of defence: one line, no traceback
         detail = str(error).splitlines()[0] if str(error) else ""
         message = f"toolgate: internal error: {type(error).__name__}"
         click.echo(f"{message}: {detail}" if detail else message, err=True)

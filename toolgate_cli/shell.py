@@ -465,8 +465,9 @@ class _Word:
         self.glob = glob
 
 
-def _show(text: str, limit: int = 60) -> str:
-    """`text` for a one-line message: control and invisible characters escaped, length capped."""
+def display_text(text: str, limit: int = 60) -> str:
+    """`text` in backticks for a one-line message: control and invisible characters escaped (so
+    a message can neither break a line nor display reordered), length capped at `limit`."""
     if len(text) > limit:
         text = text[: limit - 3] + "..."
     out = []
@@ -690,20 +691,20 @@ def prefix_problem(prefix: str) -> str | None:
         return "a prefix must be text"
     words = prefix.split(" ")
     if not prefix.strip() or any(word == "" for word in words):
-        return f"{_show(prefix)}: a prefix is one or more words separated by single spaces"
+        return f"{display_text(prefix)}: a prefix is one or more words separated by single spaces"
     for word in words:
         bad = next((char for char in word if char not in _PREFIX_WORD_CHARACTERS), None)
         if bad is not None:
             return (
-                f"{_show(prefix)}: {_show(bad)} is not allowed in a prefix (only letters, "
-                "digits and ._/:@%+,=- in plain words)"
+                f"{display_text(prefix)}: {display_text(bad)} is not allowed in a prefix "
+                "(only letters, digits and ._/:@%+,=- in plain words)"
             )
     never = _never_reason(words[0])
     if never is not None:
-        return f"{_show(prefix)}: `{words[0]}` is never admitted: it {never}"
+        return f"{display_text(prefix)}: `{words[0]}` is never admitted: it {never}"
     program = _program_key(words[0])
     if program in SUBCOMMAND_PROGRAMS and len(words) < 2:
-        return f"{_show(prefix)}: {SUBCOMMAND_PROGRAMS[program]}; name the subcommand"
+        return f"{display_text(prefix)}: {SUBCOMMAND_PROGRAMS[program]}; name the subcommand"
     return None
 
 
@@ -735,7 +736,7 @@ def _git_normal_form(words: list[_Word]) -> list[_Word] | ShellVerdict:
             allowed = ", ".join(GIT_GLOBAL_OPTIONS_ALLOWED)
             return _refuse(
                 "argument",
-                f"git global option {_show(option)} refused: {why} (allowed before the "
+                f"git global option {display_text(option)} refused: {why} (allowed before the "
                 f"subcommand: {allowed})",
             )
         index += 1
@@ -773,7 +774,7 @@ def _check_table(program: str, arguments: list[_Word], table: dict[str, str]) ->
         hit = _forbidden(word.text, table)
         if hit is not None:
             key, reason = hit
-            spelled = "" if word.text == key else f" (as {_show(word.text)})"
+            spelled = "" if word.text == key else f" (as {display_text(word.text)})"
             return _refuse("argument", f"{program} `{key}`{spelled} refused: it {reason}")
     return ShellVerdict(True)
 
@@ -790,14 +791,14 @@ def _check_sed(arguments: list[_Word]) -> ShellVerdict:
     if script.glob or not 1 <= len(addresses) <= 2 or not all(map(_is_line_address, addresses)):
         return _refuse(
             "argument",
-            f"sed script {_show(script.text)} refused: {_SED_FORM}; other scripts can write "
+            f"sed script {display_text(script.text)} refused: {_SED_FORM}; other scripts can write "
             "(w) or run (e) something",
         )
     for word in arguments[2:]:
         if word.text.startswith("-"):
             return _refuse(
                 "argument",
-                f"sed {_show(word.text)} refused: {_SED_FORM}; an option after the script "
+                f"sed {display_text(word.text)} refused: {_SED_FORM}; an option after the script "
                 "still counts (-i edits in place)",
             )
     return ShellVerdict(True)
@@ -820,7 +821,7 @@ def _check_git_branch(arguments: list[_Word]) -> ShellVerdict:
         what = "a non-listing option" if word.text.startswith("-") else "a branch name"
         return _refuse(
             "argument",
-            f"git branch {_show(word.text)} refused: {what} can create, delete, rename or "
+            f"git branch {display_text(word.text)} refused: {what} can create, delete, rename or "
             "re-point a branch; only listing is admitted (patterns need --list)",
         )
     return ShellVerdict(True)
@@ -871,12 +872,12 @@ def check_read_only_command(command: str, extra_prefixes: Sequence[str] = ()) ->
     if _is_assignment(program):
         return _refuse(
             "assignment",
-            f"{_show(program)} refused: a leading assignment changes the environment the "
+            f"{display_text(program)} refused: a leading assignment changes the environment the "
             "program runs with (PAGER=, GIT_*=, LD_PRELOAD=)",
         )
     never = _never_reason(program)
     if never is not None:
-        return _refuse("wrapper", f"{_show(program)} refused: it {never}")
+        return _refuse("wrapper", f"{display_text(program)} refused: it {never}")
 
     key = _program_key(program)
     normal = words
@@ -896,8 +897,8 @@ def check_read_only_command(command: str, extra_prefixes: Sequence[str] = ()) ->
         lead = " ".join(normal_texts[:2]) if key == "git" else program
         return _refuse(
             "not-allowed",
-            f"{_show(lead)} refused: not a read-only command here (allowed: {_ALLOWED_SUMMARY}; "
-            "plus any --allow-bash-prefix)",
+            f"{display_text(lead)} refused: not a read-only command here "
+            f"(allowed: {_ALLOWED_SUMMARY}; plus any --allow-bash-prefix)",
         )
 
     if key == "git":
