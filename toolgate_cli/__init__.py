@@ -9,7 +9,16 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 # public name -> module that defines it; imported on first attribute access.
-_LAZY_EXPORTS: dict[str, str] = {}
+_LAZY_EXPORTS: dict[str, str] = {
+    "READ_BASH_PREFIXES": "toolgate_cli.shell",
+    "ShellVerdict": "toolgate_cli.shell",
+    "check_read_only_command": "toolgate_cli.shell",
+    "has_unsafe_shell_syntax": "toolgate_cli.shell",
+    "prefix_problem": "toolgate_cli.shell",
+    "shell_words": "toolgate_cli.shell",
+    "READ_TOOLS": "toolgate_cli.hook",
+    "decide_pretooluse": "toolgate_cli.hook",
+}
 
 
 def __getattr__(name: str) -> object:
