@@ -43,6 +43,8 @@ ADMITTED: list[tuple[str, tuple[str, ...]]] = [
     ("cat file\\ with\\ spaces.txt", ()),
     ("cat src/*.py", ()),
     ("cat 'it''s'", ()),
+    ("cat caf\u00e9.txt", ()),
+    ("cat '\u4e2d\\'", ()),
     ("head -n 20 src/app.py", ()),
     ("head -20 src/app.py", ()),
     ("tail -n 5 notes.txt", ()),
@@ -130,6 +132,8 @@ ADMITTED: list[tuple[str, tuple[str, ...]]] = [
     ("git merge-base main HEAD", ()),
     ("jq . data.json", ("jq",)),
     ("git fetch --dry-run", ("git fetch",)),
+    ("git --no-pager fetch --dry-run", ("git --no-pager fetch",)),
+    ("git fetch --dry-run", ("git --no-pager fetch",)),
     ("cargo-tree --depth 1", ("cargo-tree",)),
 ]
 
@@ -178,6 +182,7 @@ REFUSED: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("ls -*", "glob", "a pattern starting with `-` expands to options", ()),
     ("find . ^foo", "glob", "zsh EXTENDED_GLOB negation matches `-delete`", ()),
     ("sort '-'*", "glob", "a quoted `-` still starts the expanded word", ()),
+    ("tail +*", "glob", "`+5` is an option to tail and sort", ()),
     # --- invisible and control characters
     ("ls\nrm x", "invisible-character", "a newline starts a second command", ()),
     ("ls\rrm x", "invisible-character", "a carriage return hides text on a terminal", ()),
@@ -195,6 +200,8 @@ REFUSED: list[tuple[str, str, str, tuple[str, ...]]] = [
     ('ls "unterminated', "unterminated-quote", "an open quote hides the rest", ()),
     ("ls \\", "unterminated-quote", "a trailing backslash continues the line", ()),
     ("ls #; rm", "comment", "a comment hides text from the reader", ()),
+    ("ls \u4e2d\\;rm x", "multibyte-escape", "GBK reads 0x5C as part of the character", ()),
+    ('ls "\u4e2d\\"; rm x"', "multibyte-escape", "GBK hides the escape of the quote", ()),
     ("", "empty", "nothing to run", ()),
     ("   ", "empty", "nothing to run", ()),
     ("ls " + "x" * MAX_COMMAND_CHARS, "too-long", "bounded work on every tool call", ()),
@@ -237,6 +244,9 @@ REFUSED: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("source ./script", "wrapper", "source runs a file as shell code", ()),
     ("busybox rm x", "wrapper", "busybox runs any applet", ()),
     ("ssh host rm x", "wrapper", "ssh runs a command elsewhere", ()),
+    ("noglob ls", "wrapper", "a zsh precommand modifier runs the next word", ()),
+    ("open -a Terminal .", "wrapper", "opens other applications", ()),
+    ("xdg-open x", "wrapper", "opens other applications", ()),
     ("npm test", "wrapper", "never admitted even when the caller allows it", ("npm test",)),
     ("sudo ls", "wrapper", "never admitted even when the caller allows it", ("sudo",)),
     ("Sudo ls", "wrapper", "case-insensitive file systems run sudo", ()),
@@ -346,6 +356,10 @@ REFUSED: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("git branch --format x", "argument", "a detached value would be a branch name", ()),
     ("git branch -a new", "argument", "a name without --list creates a branch", ()),
     ("git status --output=x", "argument", "generic git --output rule", ()),
+    ("git log --show-signature", "argument", "runs gpg", ()),
+    ("git log '--format=%G?'", "argument", "a signature placeholder runs gpg", ()),
+    ("git log '--pretty=format:%h %GS'", "argument", "a signature placeholder runs gpg", ()),
+    ("git branch '--format=%(signature)'", "argument", "a signature atom runs gpg", ()),
     # --- caller prefixes get the same checks
     ("jq . x > y", "operator", "a caller prefix does not admit redirection", ("jq",)),
     ("/usr/bin/find . -delete", "argument", "rules follow the base name", ("/usr/bin/find",)),
@@ -497,6 +511,8 @@ def test_never_commands_are_refused_even_as_caller_prefixes(name: str) -> None:
         ("'ls'", "`'`"),
         ("env", "never admitted"),
         ("python3.11 -m http.server", "never admitted"),
+        ("git -c core.pager=less log", "core.pager"),
+        ("git --no-pager", "subcommand"),
     ],
 )
 def test_prefix_problems(prefix: str, problem: str) -> None:
@@ -508,6 +524,11 @@ def test_prefix_problems(prefix: str, problem: str) -> None:
 def test_a_rejected_caller_prefix_admits_nothing() -> None:
     assert not check_read_only_command("git add x", ["git"]).ok
     assert not check_read_only_command("l* x", ["l*"]).ok
+
+
+def test_a_bare_string_of_prefixes_is_one_prefix_not_its_letters() -> None:
+    assert check_read_only_command("jq .", "jq").ok  # type: ignore[arg-type]
+    assert not check_read_only_command("j", "jq").ok  # type: ignore[arg-type]
 
 
 def test_admitted_verdict_carries_the_words() -> None:

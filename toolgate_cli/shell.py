@@ -80,6 +80,8 @@ REFUSAL_CODES: dict[str, str] = {
     "too-long": f"the command is longer than {MAX_COMMAND_CHARS} characters",
     "invisible-character": "a control, format (bidi, zero-width) or non-space blank character",
     "unterminated-quote": "a quote is not closed, or the text ends in a backslash",
+    "multibyte-escape": "a backslash right after a non-ASCII character (legacy multibyte "
+    "locales such as GBK, Big5 or Shift_JIS read the backslash as part of that character)",
     "operator": "an operator that chains, pipes, redirects, backgrounds or opens a subshell",
     "expansion": "`$` or backtick expansion: substitution, variables, arithmetic, $'' quoting",
     "brace": "`{` or `}`: brace expansion or a command group",
@@ -259,6 +261,23 @@ NEVER_COMMANDS: dict[str, str] = {
     "nano": _EDITOR,
     "ed": _EDITOR,
     "ex": _EDITOR,
+    "noglob": _runs("(a zsh precommand modifier)"),
+    "nocorrect": _runs("(a zsh precommand modifier)"),
+    "sudoedit": _EDITOR + " as another user",
+    "fakeroot": _runs("under a fake root"),
+    "firejail": _runs("in a sandbox"),
+    "bwrap": _runs("in a sandbox"),
+    "systemd-run": _runs("as a service"),
+    "at": _runs("later (at)"),
+    "batch": _runs("later (batch)"),
+    "expect": _INTERPRETER,
+    "rlwrap": _RUNS_PROGRAM,
+    "entr": _runs("whenever files change"),
+    "open": "opens files and URLs with other applications (macOS)",
+    "xdg-open": "opens files and URLs with other applications",
+    "arch": _runs("under another architecture (macOS)"),
+    "caffeinate": _RUNS_PROGRAM + " (macOS)",
+    "xcrun": _RUNS_PROGRAM + " (macOS developer tools)",
     "ssh": "runs a command on another machine",
     "tmux": "types commands into other shells (send-keys) and runs new ones",
     "screen": "runs commands in new or existing terminals",
@@ -367,6 +386,7 @@ _GIT_RUNS_OR_WRITES: dict[str, str] = {
     "--exec": "runs a program",
     "--paginate": "starts a pager, which runs a program",
     "--help": "runs man, info or a web browser",
+    "--show-signature": "runs gpg.program to verify signatures (it writes to ~/.gnupg)",
     "--upload-pack": "runs the given program",
     "--receive-pack": "runs the given program",
 }
@@ -383,6 +403,12 @@ GIT_FORBIDDEN_ARGUMENTS: dict[str, dict[str, str]] = {
 }
 """git subcommand -> forbidden argument -> why, matched like `FORBIDDEN_ARGUMENTS`. The `*` entry
 applies to every subcommand, including the ones a caller adds with --allow-bash-prefix."""
+
+GIT_FORBIDDEN_TEXT: dict[str, str] = {
+    "%G": "a %G... format placeholder runs gpg.program to verify a signature",
+    "%(signature": "a %(signature) format atom runs gpg.program to verify a signature",
+}
+"""Text that no git argument may contain, anywhere in the word (formats are option values)."""
 
 GIT_BRANCH_LISTING_OPTIONS: dict[str, str] = {
     "--list": "list mode: every positional argument is a pattern",
@@ -445,9 +471,9 @@ zsh's EXTENDED_GLOB. A pattern expands to file names, which are read-only, but a
 character that no option starts with (see `_GLOB_SAFE_FIRST`). `#` and `~` at the start of a word
 are a comment and a tilde expansion instead, handled on their own."""
 
-_GLOB_SAFE_FIRST = frozenset(
-    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/~@%+,:"
-)
+_GLOB_SAFE_FIRST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/~")
+"""First characters that let a word hold a pattern: no option of any tool here starts with one
+(`+` does for tail and sort, `-` for everything). `~` is a tilde expansion to a path."""
 
 _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _NAME_REST = _NAME_START | frozenset("0123456789")
@@ -495,6 +521,17 @@ def _refuse(code: str, message: str) -> ShellVerdict:
     return ShellVerdict(False, code, message)
 
 
+def _refuse_multibyte_escape() -> ShellVerdict:
+    # UTF-8 text run by a shell in a GBK, Big5 or Shift_JIS locale: the last byte of a non-ASCII
+    # character can pair with the 0x5C that follows, so the shell sees no backslash and the
+    # character this check thinks is escaped (`;`, a quote) is live there.
+    return _refuse(
+        "multibyte-escape",
+        "backslash after a non-ASCII character refused: in GBK, Big5 or Shift_JIS locales the "
+        "shell reads it as part of that character; quote with '' instead",
+    )
+
+
 def _lex(command: str) -> list[_Word] | ShellVerdict:
     """Split `command` into words like bash (and zsh), or refuse the first unsafe construct."""
     words: list[_Word] = []
@@ -529,6 +566,8 @@ def _lex(command: str) -> list[_Word] | ShellVerdict:
                 if inner == '"':
                     i += 1
                     break
+                if inner == "\\" and i > 0 and not command[i - 1].isascii():
+                    return _refuse_multibyte_escape()
                 if inner == "\\" and i + 1 < n and command[i + 1] in '$`"\\':
                     text.append(command[i + 1])
                     i += 2
@@ -553,6 +592,8 @@ def _lex(command: str) -> list[_Word] | ShellVerdict:
                 i += 1
             continue
         if char == "\\":
+            if i > 0 and not command[i - 1].isascii():
+                return _refuse_multibyte_escape()
             if i + 1 >= n:
                 return _refuse(
                     "unterminated-quote", "trailing backslash refused: it continues the line"
@@ -703,13 +744,36 @@ def prefix_problem(prefix: str) -> str | None:
     if never is not None:
         return f"{display_text(prefix)}: `{words[0]}` is never admitted: it {never}"
     program = _program_key(words[0])
+    if program == "git":
+        words = _without_git_global_options(words)
+        if len(words) > 1 and words[1].startswith("-"):
+            option = display_text(words[1])
+            why = _git_global_refusal(words[1])
+            return f"{display_text(prefix)}: git global option {option} is refused ({why})"
     if program in SUBCOMMAND_PROGRAMS and len(words) < 2:
         return f"{display_text(prefix)}: {SUBCOMMAND_PROGRAMS[program]}; name the subcommand"
     return None
 
 
+def _without_git_global_options(words: list[str]) -> list[str]:
+    """`git` prefix words without the read-only global options, which commands may also omit."""
+    index = 1
+    while index < len(words) and words[index] in GIT_GLOBAL_OPTIONS_ALLOWED:
+        index += 1
+    return [words[0], *words[index:]]
+
+
 def _parse_prefixes(prefixes: Sequence[str]) -> list[tuple[str, ...]]:
-    return [tuple(p.split(" ")) for p in prefixes if prefix_problem(p) is None]
+    if isinstance(prefixes, str):  # one prefix passed bare: never iterate its characters
+        prefixes = [prefixes]
+    parsed = []
+    for prefix in prefixes:
+        if prefix_problem(prefix) is None:
+            words = prefix.split(" ")
+            if _program_key(words[0]) == "git":
+                words = _without_git_global_options(words)
+            parsed.append(tuple(words))
+    return parsed
 
 
 _DEFAULT_PREFIXES: list[tuple[str, ...]] = _parse_prefixes(list(READ_BASH_PREFIXES))
@@ -720,6 +784,14 @@ _ALLOWED_SUMMARY = (
 )
 
 
+def _git_global_refusal(option: str) -> str:
+    """Why the git global option `option` (as spelled, value attached or not) is refused."""
+    name = option.split("=", 1)[0]
+    if name[:2] in ("-c", "-C"):
+        name = name[:2]  # -ccore.pager=x, -C/path: the value attached to the short option
+    return GIT_GLOBAL_OPTIONS_REFUSED.get(name, "not one of the read-only global options")
+
+
 def _git_normal_form(words: list[_Word]) -> list[_Word] | ShellVerdict:
     """`git [allowed global options] SUBCOMMAND ARGS` with the global options dropped, or the
     refusal of the first global option that is not read-only."""
@@ -727,12 +799,7 @@ def _git_normal_form(words: list[_Word]) -> list[_Word] | ShellVerdict:
     while index < len(words) and words[index].text.startswith("-"):
         option = words[index].text
         if option not in GIT_GLOBAL_OPTIONS_ALLOWED:
-            name = option.split("=", 1)[0]
-            if name.startswith("-c") and not name.startswith("--"):
-                name = "-c"
-            elif name.startswith("-C") and not name.startswith("--"):
-                name = "-C"
-            why = GIT_GLOBAL_OPTIONS_REFUSED.get(name, "not one of the read-only global options")
+            why = _git_global_refusal(option)
             allowed = ", ".join(GIT_GLOBAL_OPTIONS_ALLOWED)
             return _refuse(
                 "argument",
@@ -830,6 +897,12 @@ def _check_git_branch(arguments: list[_Word]) -> ShellVerdict:
 def _check_git(words: list[_Word]) -> ShellVerdict:
     subcommand = words[1].text
     arguments = words[2:]
+    for word in arguments:
+        for text, reason in GIT_FORBIDDEN_TEXT.items():
+            if text in word.text:
+                return _refuse(
+                    "argument", f"git {subcommand} {display_text(word.text)} refused: {reason}"
+                )
     verdict = _check_table(f"git {subcommand}", arguments, GIT_FORBIDDEN_ARGUMENTS["*"])
     if verdict.ok and subcommand in GIT_FORBIDDEN_ARGUMENTS:
         verdict = _check_table(f"git {subcommand}", arguments, GIT_FORBIDDEN_ARGUMENTS[subcommand])
