@@ -636,7 +636,8 @@ def _lex(command: str) -> list[_Word] | ShellVerdict:
         elif char == "~" and not started:
             pass  # tilde expansion: a home or working directory path, never an option
         elif char in _GLOB_CHARACTERS:
-            if "".join(text)[:1] not in _GLOB_SAFE_FIRST:
+            # The first character is fixed once the word holds one, so check only once.
+            if not glob and "".join(text)[:1] not in _GLOB_SAFE_FIRST:
                 return _refuse(
                     "glob",
                     f"unquoted `{char}` refused: a pattern at the start of a word can expand to "
