@@ -397,3 +397,22 @@ def test_importtime_of_the_module_entry_point_shows_none_of_them() -> None:
     }
     assert "toolgate_cli" in imported
     assert not (imported & OFF_THE_HOT_PATH), sorted(imported & OFF_THE_HOT_PATH)
+
+
+# Recorded from claude 2.1.197 (a PreToolUse hook that copied its stdin), paths shortened.
+RECORDED_BASH_EVENT = (
+    '{"session_id":"b9abdab5-72dd-49cd-b7ff-3abfbc3d5e88","transcript_path":"/home/.claude/'
+    'projects/-tree/b9abdab5-72dd-49cd-b7ff-3abfbc3d5e88.jsonl","cwd":"/tmp/tree","prompt_id":'
+    '"6adcdaaf-e230-407d-8ea4-d3b894035a83","permission_mode":"dontAsk","effort":{"level":"high"},'
+    '"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git status",'
+    '"description":"st"},"tool_use_id":"toolu_stub_000"}'
+)
+
+
+def test_a_recorded_claude_event_is_decided_through_the_entry_point() -> None:
+    result = run_toolgate(["hook", "claude-pretooluse"], input=RECORDED_BASH_EVENT)
+    assert result.returncode == 0
+    assert decision(json.loads(result.stdout))[0] == "allow"
+    denied = RECORDED_BASH_EVENT.replace('"git status"', '"git status; touch x"')
+    result = run_toolgate(["hook", "claude-pretooluse"], input=denied)
+    assert decision(json.loads(result.stdout))[0] == "deny"
