@@ -777,3 +777,13 @@ def test_whatever_is_admitted_has_no_unquoted_operator_and_splits_like_bash(
     assert not (set(_unquoted_characters(command)) & _UNSAFE_UNQUOTED), command
     if BASH is not None and "~" not in command:
         assert _bash_words(command, tmp_path) == shell_words(command)
+
+
+def test_every_interpreter_head_of_the_rule_grammar_is_never_admitted_here() -> None:
+    """rules.py refuses prefix rules that stop at these programs; the checker must never admit
+    them either, so the two lists cannot drift apart silently."""
+    from toolgate_cli.rules import INTERPRETER_HEADS
+
+    for name in INTERPRETER_HEADS:
+        verdict = check_read_only_command(f"{name} x", extra_prefixes=[name])
+        assert verdict.code == "wrapper", name

@@ -14,7 +14,7 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args[:2] == ["hook", "claude-pretooluse"]:
         try:
-            from toolgate_cli import hook_main  # noqa: PLC0415 - the hook path stays click-free
+            from toolgate_cli import hook_main
 
             status = hook_main.fast_path(args[2:])
         except Exception as error:
@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(2)
         if status is not None:
             sys.exit(status)
-    from toolgate_cli.cli import run  # noqa: PLC0415 - click is imported only off the hook path
+    from toolgate_cli.cli import run
 
     sys.exit(run(args))
 

@@ -16,6 +16,7 @@ from toolgate_cli import __version__, exitcodes
 # command name -> (module, attribute). Order here is the order `toolgate --help` lists them.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "dispatch": ("toolgate_cli.commands.dispatch", "dispatch"),
+    "rules": ("toolgate_cli.commands.rules", "rules"),
     "check-command": ("toolgate_cli.commands.check_command", "check_command"),
     "hook": ("toolgate_cli.commands.hook", "hook"),
 }

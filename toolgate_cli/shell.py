@@ -206,6 +206,8 @@ NEVER_COMMANDS: dict[str, str] = {
     "dash": _SHELL,
     "ksh": _SHELL,
     "mksh": _SHELL,
+    "ash": _SHELL,
+    "powershell": _SHELL,
     "fish": _SHELL,
     "csh": _SHELL,
     "tcsh": _SHELL,
@@ -225,6 +227,12 @@ NEVER_COMMANDS: dict[str, str] = {
     "Rscript": _INTERPRETER,
     "osascript": _INTERPRETER,
     "tclsh": _INTERPRETER,
+    "wish": _INTERPRETER,
+    "luajit": _INTERPRETER,
+    "julia": _INTERPRETER,
+    "r": _INTERPRETER + " (R; in zsh, `r` re-runs the previous command)",
+    "unbuffer": _RUNS_PROGRAM,
+    "pnpx": _TASK_RUNNER,
     "awk": _INTERPRETER + " (system(), print > file, cmd | getline)",
     "gawk": _INTERPRETER + " (system(), print > file, cmd | getline)",
     "mawk": _INTERPRETER + " (system(), print > file, cmd | getline)",
@@ -512,7 +520,7 @@ def _invisible(char: str) -> bool:
     if char.isascii():
         return not (32 <= ord(char) < 127)
     # Imported here: only non-ASCII text needs it, and the hook pays for every import.
-    import unicodedata  # noqa: PLC0415
+    import unicodedata
 
     return char != " " and unicodedata.category(char) in _BIDI_AND_INVISIBLE_CATEGORIES
 
@@ -712,10 +720,13 @@ def _program_key(name: str) -> str:
     return name.rsplit("/", 1)[-1].lower()
 
 
+_NEVER_BY_KEY = {name.lower(): reason for name, reason in NEVER_COMMANDS.items()}
+
+
 def _never_reason(name: str) -> str | None:
     base = _program_key(name)
-    reason = NEVER_COMMANDS.get(base) or NEVER_COMMANDS.get(name.rsplit("/", 1)[-1])
-    if reason is None and base.startswith(("python", "pypy", "perl", "ruby", "php", "lua")):
+    reason = _NEVER_BY_KEY.get(base)
+    if reason is None and base.startswith(("python", "pypy", "node", "perl", "ruby", "php", "lua")):
         tail = base.lstrip("abcdefghijklmnopqrstuvwxyz")
         if tail and all(c in "0123456789." for c in tail):
             reason = _INTERPRETER

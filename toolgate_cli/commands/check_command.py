@@ -10,7 +10,12 @@ import click
 
 from toolgate_cli import exitcodes
 from toolgate_cli.commands._prefixes import allow_bash_prefix_option
-from toolgate_cli.shell import MAX_COMMAND_CHARS, REFUSAL_CODES, ShellVerdict
+from toolgate_cli.shell import (
+    MAX_COMMAND_CHARS,
+    REFUSAL_CODES,
+    ShellVerdict,
+    check_read_only_command,
+)
 
 _CODES = "\n".join(f"  {code:<20} {meaning}" for code, meaning in REFUSAL_CODES.items())
 
@@ -67,8 +72,6 @@ def check_command(
         raise click.UsageError(
             f"pass the command as ONE argument (quote it): got {len(command)} arguments", ctx=ctx
         )
-    from toolgate_cli.shell import check_read_only_command  # noqa: PLC0415
-
     text = _read_stdin_command() if command[0] == "-" else command[0]
     verdict = (
         text

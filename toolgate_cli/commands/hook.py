@@ -48,7 +48,7 @@ def hook() -> None:
 @allow_bash_prefix_option
 @click.pass_context
 def claude_pretooluse(ctx: click.Context, allow_bash_prefixes: list[str]) -> None:
-    from toolgate_cli.hook_main import run_pretooluse  # noqa: PLC0415
+    from toolgate_cli.hook_main import run_pretooluse
 
     stdin = sys.stdin.buffer
     stdout = sys.stdout.buffer
