@@ -17,6 +17,8 @@ from toolgate_cli import __version__, exitcodes
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "dispatch": ("toolgate_cli.commands.dispatch", "dispatch"),
     "rules": ("toolgate_cli.commands.rules", "rules"),
+    "check-command": ("toolgate_cli.commands.check_command", "check_command"),
+    "hook": ("toolgate_cli.commands.hook", "hook"),
 }
 
 ROOT_HELP = """Make a coding-agent lane's own CLI enforce read-only, or refuse with a reason.
