@@ -28,6 +28,15 @@ _LAZY_EXPORTS: dict[str, str] = {
     "BREADTH_WARNING_CODES": "toolgate_cli.rules",
     "MAX_RULE_TEXT_LENGTH": "toolgate_cli.rules",
     "INTERPRETER_HEADS": "toolgate_cli.rules",
+    # the read-only shell checker and the Claude PreToolUse hook (seed 001)
+    "READ_BASH_PREFIXES": "toolgate_cli.shell",
+    "ShellVerdict": "toolgate_cli.shell",
+    "check_read_only_command": "toolgate_cli.shell",
+    "has_unsafe_shell_syntax": "toolgate_cli.shell",
+    "prefix_problem": "toolgate_cli.shell",
+    "shell_words": "toolgate_cli.shell",
+    "READ_TOOLS": "toolgate_cli.hook",
+    "decide_pretooluse": "toolgate_cli.hook",
 }
 
 

@@ -18,6 +18,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "dispatch": ("toolgate_cli.commands.dispatch", "dispatch"),
     "explain": ("toolgate_cli.commands.explain", "explain_command"),
     "rules": ("toolgate_cli.commands.rules", "rules"),
+    "check-command": ("toolgate_cli.commands.check_command", "check_command"),
+    "hook": ("toolgate_cli.commands.hook", "hook"),
     "lanes": ("toolgate_cli.commands.lanes", "lanes"),
     "completion": ("toolgate_cli.commands.completion", "completion"),
 }
@@ -67,8 +69,14 @@ def run(args: list[str]) -> int:
         result = app.main(args=args, prog_name="toolgate", standalone_mode=False)
     except click.exceptions.Exit as stop:
         return stop.exit_code
+    except click.UsageError as error:
+        # One line, so a script's log shows the whole reason: no usage banner.
+        where = error.ctx.command_path if error.ctx is not None else "toolgate"
+        message = " ".join(error.format_message().split())
+        click.echo(f"{where}: error: {message} (see '{where} --help')", err=True)
+        return error.exit_code
     except click.ClickException as error:
-        error.show()
+        click.echo(f"toolgate: error: {' '.join(error.format_message().split())}", err=True)
         return error.exit_code
     except click.exceptions.Abort:
         click.echo("toolgate: aborted", err=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import textwrap
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -101,12 +102,16 @@ def help_paragraphs(help_text: str | None) -> list[tuple[bool, list[str]]]:
 
 
 def help_examples(help_text: str | None) -> list[str]:
-    """The example command lines of a help text: the lines of a verbatim paragraph that starts
-    with `Example:` or `Examples:`."""
+    """The example lines of a help text: the verbatim paragraphs whose first line starts with
+    `Example` and ends with a colon (`Examples:`, `Example (in a settings file):`), with
+    their common indent removed (an example may run over several lines)."""
     examples: list[str] = []
     for verbatim, lines in help_paragraphs(help_text):
-        if verbatim and lines[0].strip().rstrip(":").lower() in ("example", "examples"):
-            examples += [line.strip() for line in lines[1:] if line.strip()]
+        heading = lines[0].strip()
+        if verbatim and heading.startswith("Example") and heading.endswith(":"):
+            examples += [
+                line for line in textwrap.dedent("\n".join(lines[1:])).splitlines() if line
+            ]
     return examples
 
 
@@ -214,7 +219,12 @@ def render_manpage(app: click.Command, version: str, exit_codes: Sequence[ExitCo
     out.append(".SH EXAMPLES")
     seen: set[str] = set()
     for command in [app, *(command for command, _ in commands)]:
-        examples = [line for line in help_examples(command.help) if line not in seen]
+        # A one-line command shown twice (the root's example is dispatch's first) once only.
+        examples = [
+            line
+            for line in help_examples(command.help)
+            if not (line.startswith("toolgate ") and line in seen)
+        ]
         seen.update(examples)
         if examples:
             out += [".PP", ".nf", *(roff_escape(line) for line in examples), ".fi"]
