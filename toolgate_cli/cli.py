@@ -32,7 +32,8 @@ Example:
 
 \b
 Exit status: 0 ok, 1 not admitted (check-command, rules), 2 usage error,
-3 refused, 126/127 --exec could not run the lane, 70 internal error.
+3 refused, 70 internal error, 73 cannot write (completion --install),
+126/127 --exec could not run the lane.
 """
 
 
