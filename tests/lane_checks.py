@@ -1,8 +1,9 @@
 """What "read-only" means for a rewritten argv, checked the way the lane itself would read it.
 
 The checks parse the OUTPUT with the independent parser models (`tests/reference_parsers.py`),
-never with toolgate's tokenizer, and state the spec's rules (issue 2) as assertions. The spec's
-constants (the read-only tool set, the writers) are written out here, not imported.
+never with toolgate's tokenizer, and state the rules of issue 2, as tightened by the bindings
+measured against the real binaries (issue 3, FACTS.md), as assertions. The constants (the
+read-only tool set, the writers, the flags codex gets) are written out here, not imported.
 """
 
 from __future__ import annotations
@@ -40,6 +41,20 @@ CODEX_BYPASS = (
     "--dangerously-bypass-hook-trust",
     "--ask-for-approval",
 )
+CODEX_READ_ONLY = (
+    "--sandbox",
+    "read-only",
+    "--ignore-user-config",
+    "--ignore-rules",
+    "--disable",
+    "hooks",
+    "-c",
+    'approval_policy="never"',
+)
+"""What codex gets right after `exec`: its sandbox, no user config, no execpolicy rules, no
+hooks, escalations rejected (each measured to run something outside the sandbox otherwise)."""
+CLAUDE_ANYWHERE = ("--bg", "--background")
+CLAUDE_ANYWHERE_PREFIXES = ("cc://", "cc+unix://", "--routine")
 # codex 0.171.0 --help, "Commands:" (and the `a` alias of apply, `e` of exec).
 CODEX_SUBCOMMANDS = (
     "agents",
@@ -115,9 +130,15 @@ def assert_claude_read_only(args: Sequence[str], options: RewriteOptions | None 
     events = parsed.events
     assert _only(events, "--permission-mode").values == ["dontAsk"]
     shell = options.read_shell_hook is not None
-    tools = READ_ONLY_TOOLS + (",Bash" if shell else "")
-    assert _only(events, "--tools").values == [tools]
-    assert _only(events, "--allowedTools").values == [tools]
+    # With --read-shell, Bash exists for the model but only the hook's allow lets it run.
+    assert _only(events, "--tools").values == [READ_ONLY_TOOLS + (",Bash" if shell else "")]
+    assert _only(events, "--allowedTools").values == [READ_ONLY_TOOLS]
+    assert _only(events, "--setting-sources").values == [""]
+    # A standalone -p keeps claude from registering any subcommand (measured, 2.1.197).
+    assert "-p" in args or "--print" in args, "not a headless run"
+    for word in args:
+        assert word not in CLAUDE_ANYWHERE, word
+        assert not word.startswith(CLAUDE_ANYWHERE_PREFIXES), word
     denied = _only(events, "--disallowedTools").values
     denied_names = {name for value in denied for name in value.split(",")}
     for writer in WRITERS:
@@ -137,8 +158,6 @@ def assert_claude_read_only(args: Sequence[str], options: RewriteOptions | None 
             continue
         action, _ = spec.decide(tuple(event.values[:1]), options)
         assert action in (Action.KEEP, Action.REPLACE), (event, action)
-    if parsed.operands:
-        assert parsed.operands[0] not in CLAUDE_SUBCOMMANDS, parsed.operands
     return parsed
 
 
@@ -171,7 +190,7 @@ def codex_parse(args: Sequence[str], options: RewriteOptions | None = None) -> C
         return CodexParsed(top, None, None, None, None)
     subcommand = args[top.stopped_at]
     if subcommand == "review":
-        run = clap_parse(args, codex.REVIEW_FLAGS.specs, start=top.stopped_at + 1)
+        run = clap_parse(args, (*codex.REVIEW_FLAGS.specs, *extra), start=top.stopped_at + 1)
         return CodexParsed(top, subcommand, run, None, None)
     if subcommand not in ("exec", "e"):
         return CodexParsed(top, subcommand, None, None, None)
@@ -186,7 +205,9 @@ def codex_parse(args: Sequence[str], options: RewriteOptions | None = None) -> C
     nested = args[run.stopped_at]
     review = None
     if nested == "review":
-        review = clap_parse(args, codex.REVIEW_FLAGS.specs, start=run.stopped_at + 1)
+        review = clap_parse(
+            args, (*codex.EXEC_REVIEW_FLAGS.specs, *extra), start=run.stopped_at + 1
+        )
     return CodexParsed(top, subcommand, run, nested, review)
 
 
@@ -197,27 +218,40 @@ def config_key(value: str) -> str:
 def assert_codex_read_only(
     args: Sequence[str], options: RewriteOptions | None = None
 ) -> CodexParsed:
-    """The rewritten codex argv is a lane run under exactly one read-only sandbox."""
+    """The rewritten codex argv is an exec run (or exec review) with the read-only flags, once
+    each, on the exec level, and nothing that lifts the sandbox or approves escalations."""
     options = options or RewriteOptions()
     parsed = codex_parse(args, options)
-    assert parsed.subcommand in ("exec", "e", "review"), parsed.subcommand
+    assert parsed.subcommand in ("exec", "e"), parsed.subcommand
     assert parsed.nested in (None, "review"), parsed.nested
+    assert parsed.run is not None
+    start = parsed.top.stopped_at + 1
+    assert tuple(args[start : start + len(CODEX_READ_ONLY)]) == CODEX_READ_ONLY
     events = parsed.events
-    sandbox_configs = [
-        e for e in events if e.name == "--config" and config_key(e.values[0]).startswith("sandbox")
+    inserted = [
+        ("--sandbox", ["read-only"]),
+        ("--ignore-user-config", []),
+        ("--ignore-rules", []),
+        ("--disable", ["hooks"]),
+        ("--config", ['approval_policy="never"']),
     ]
-    if parsed.subcommand == "review":
-        assert [e.name for e in events if e.name == "--sandbox"] == []
-        assert [e.values for e in sandbox_configs] == [['sandbox_mode="read-only"']]
-    else:
-        assert _only(events, "--sandbox").values == ["read-only"]
-        assert sandbox_configs == []
+    assert [(e.name, e.values) for e in parsed.run.events[: len(inserted)]] == inserted
+    for name, values in inserted:
+        if name != "--config":
+            assert _only(events, name).values == values
+    guards = [
+        e
+        for e in events
+        if e.name == "--config"
+        and config_key(e.values[0]).startswith(("sandbox", "approval_policy", "approvals_"))
+    ]
+    assert [e.values for e in guards] == [['approval_policy="never"']]
     for event in events:
         assert event.name not in CODEX_BYPASS, event
-        if event.name == "--sandbox" or event in sandbox_configs:
+        if (event.name, event.values) in inserted:
             continue
         spec = codex.EXEC_FLAGS.get(event.name) or codex.TOP_FLAGS.get(event.name)
-        spec = spec or codex.REVIEW_FLAGS.get(event.name)
+        spec = spec or codex.EXEC_REVIEW_FLAGS.get(event.name)
         if spec is None:  # a --pass-flag option
             continue
         action, _ = spec.decide(tuple(event.values[:1]), options)

@@ -75,6 +75,7 @@ def test_a_plain_prompt_gets_the_read_only_flags_and_keeps_the_prompt_last() -> 
         "--allowedTools",
         "--disallowedTools",
         "--strict-mcp-config",
+        "--setting-sources",
         "--permission-mode",
     ]
     assert changes(result, "kept") == [("--print", ("-p",))]
@@ -303,15 +304,15 @@ def test_debug_file_is_refused_when_the_rewrite_was_not_told_the_tree() -> None:
 
 
 def test_glued_harmless_flags_stay_one_word() -> None:
-    result = ok("-pc", "review the diff")
+    result = ok("-p", "-pc", "review the diff")
     assert "-pc" in result.invoke.args
-    assert changes(result, "kept") == [("--print", ("-pc",)), ("--continue", ("-pc",))]
+    assert changes(result, "kept")[1:] == [("--print", ("-pc",)), ("--continue", ("-pc",))]
 
 
 def test_glued_flags_ending_in_a_value_keep_their_value_word() -> None:
-    result = ok("-pn", "my-session", "review the diff")
+    result = ok("-p", "-cn", "my-session", "review the diff")
     args = result.invoke.args
-    assert args[args.index("-pn") + 1] == "my-session"
+    assert args[args.index("-cn") + 1] == "my-session"
     assert claude_parse(args).operands == ["review the diff"]
 
 
@@ -346,29 +347,71 @@ def test_a_double_dash_taken_as_a_value_does_not_protect_what_follows() -> None:
     assert "--dangerously-skip-permissions" not in result.invoke.args
 
 
-# --- subcommands and one-word prompts ------------------------------------------------------------
+# --- subcommands and headless runs ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize("subcommand", CLAUDE_SUBCOMMANDS)
-def test_a_subcommand_as_first_operand_is_refused_naming_it(subcommand: str) -> None:
+def test_a_subcommand_without_a_standalone_p_is_refused_naming_it(subcommand: str) -> None:
     result = refused(subcommand, "list")
-    assert repr(subcommand) in result.reason
-    assert "subcommand" in result.reason
+    assert f"claude {subcommand} is a subcommand" in result.reason
+    assert "add -p" in result.reason
 
 
-@pytest.mark.parametrize("words", [["-p", "--", "mcp"], ["--", "install"], ["-p", "doctor"]])
+@pytest.mark.parametrize(
+    "words", [["--", "install"], ["-pc", "mcp"], ["-c", "--", "doctor"], ["--print=x", "mcp"]]
+)
 def test_a_subcommand_is_refused_wherever_commander_would_dispatch_it(words: list[str]) -> None:
+    # commander dispatches the first operand, even after --; a glued -pc is not the standalone
+    # -p that keeps claude from registering subcommands.
     refused(*words)
 
 
-def test_a_one_word_lowercase_prompt_is_refused_and_told_to_use_more_words() -> None:
-    result = refused("-p", "summarize")
-    assert "more than one word" in result.reason
+@pytest.mark.parametrize("words", [["review the diff"], ["-pc", "review the diff"], []])
+def test_without_a_standalone_p_claude_is_interactive_and_refused(words: list[str]) -> None:
+    assert "add -p as a word of its own" in refused(*words).reason
 
 
-@pytest.mark.parametrize("prompt", ["review the diff", "What changed?", "Review", "fix.", "42"])
-def test_prompts_that_cannot_name_a_subcommand_are_allowed(prompt: str) -> None:
+@pytest.mark.parametrize("subcommand", ["mcp", "update", "install", "doctor"])
+@pytest.mark.parametrize("where", ["before", "after-terminator", "p-last"])
+def test_with_a_standalone_p_a_subcommand_name_is_only_a_prompt(
+    subcommand: str, where: str
+) -> None:
+    # Measured with claude 2.1.197: an argv element that is exactly -p or --print keeps every
+    # subcommand from being registered, so the word goes to the model as the prompt.
+    words = {
+        "before": ["-p", subcommand],
+        "after-terminator": ["--print", "--", subcommand],
+        "p-last": [subcommand, "-p"],
+    }[where]
+    ok(*words)
+
+
+@pytest.mark.parametrize(
+    "prompt", ["review the diff", "What changed?", "Review", "fix.", "42", "summarize"]
+)
+def test_any_prompt_is_allowed_in_a_headless_run(prompt: str) -> None:
     ok("-p", prompt)
+
+
+@pytest.mark.parametrize(
+    "word", ["--bg", "--background", "cc://session/1", "cc+unix:///tmp/s", "--routine=x"]
+)
+@pytest.mark.parametrize("where", ["flag", "prompt", "tail"])
+def test_words_claude_acts_on_anywhere_are_refused_even_in_the_prompt_or_tail(
+    word: str, where: str
+) -> None:
+    words = {
+        "flag": ["-p", word, "review the diff"],
+        "prompt": ["-p", word],
+        "tail": ["-p", "--", "review the diff", word],
+    }[where]
+    result = rewrite(*words)
+    assert isinstance(result, RewriteRefused)
+    assert word.split("=")[0] in result.reason
+    # Declaring it does not help: claude acts on it wherever it stands.
+    declared = RewriteOptions(pass_flags=(PassFlag(word.split("=")[0], takes_value=True),))
+    if word.startswith("--"):
+        assert isinstance(rewrite(*words, options=declared), RewriteRefused)
 
 
 def test_no_prompt_at_all_is_allowed_claude_reads_stdin() -> None:
@@ -502,8 +545,8 @@ def test_unsetting_any_variable_is_allowed() -> None:
         ["-p", "--resume", "--mcp-config", "m.json", "--verbose", "review the diff"],
         ["--add-dir", "a", "b", "--settings", "{}", "review the diff", "-p"],
         # Found by the property test: moving only --resume would expose --add-dir before it.
-        ["--add-dir", "opus", "--resume", "--permission-mode=plan", "review the diff", "--bare"],
-        ["--resume", "--tools=R", "review the diff", "--add-dir", "o", "--tools=R", "x y"],
+        ["--add-dir", "opus", "--resume", "--permission-mode=plan", "review the diff", "-p"],
+        ["-p", "--resume", "--tools=R", "review the diff", "--add-dir", "o", "--tools=R", "x y"],
     ],
 )
 def test_removing_a_flag_never_turns_the_prompt_into_a_value_of_the_flag_before_it(
@@ -525,7 +568,7 @@ def test_removing_a_flag_never_turns_the_prompt_into_a_value_of_the_flag_before_
         ["-p", "review the diff"],
         ["-p", "--permission-mode", "acceptEdits", "--allowedTools", "Write", "--", "x y"],
         ["--disallowedTools", "Bash(rm *)", "-p", "--model", "opus", "review the diff"],
-        ["-pc", "--add-dir", "a", "b", "--verbose", "review the diff"],
+        ["-p", "-c", "--add-dir", "a", "b", "--verbose", "review the diff"],
     ],
 )
 def test_rewriting_the_output_again_changes_nothing(template: list[str]) -> None:

@@ -1,8 +1,9 @@
 """codex: every way a template could lift or widen the sandbox, and the rewrite's contract.
 
 Outputs are checked as codex's own parser (clap, modelled in reference_parsers.py) would read
-them, by `assert_codex_read_only`: a lane run (exec, e, review, exec review) under exactly one
-read-only sandbox, with no bypass and no sandbox override left.
+them, by `assert_codex_read_only`: an exec run (exec, e, exec review; `review` runs as exec
+review) with the read-only flags once each right after exec (CODEX_READ_ONLY), and no bypass,
+sandbox or approval override left.
 """
 
 from __future__ import annotations
@@ -13,7 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.lane_checks import CODEX_SUBCOMMANDS, assert_codex_read_only, codex_parse
+from tests.lane_checks import (
+    CODEX_READ_ONLY,
+    CODEX_SUBCOMMANDS,
+    assert_codex_read_only,
+    codex_parse,
+)
 from toolgate_cli.lanes import LaneInvocation, RewriteRefused, Rewritten, read_only_invoke
 from toolgate_cli.lanes.base import PassFlag, RewriteOptions
 
@@ -58,33 +64,27 @@ def in_tree(tree: Path) -> RewriteOptions:
 # --- the binding ---------------------------------------------------------------------------------
 
 
-def test_exec_gets_exactly_one_read_only_sandbox_right_after_the_subcommand() -> None:
+def test_exec_gets_the_read_only_flags_once_each_right_after_the_subcommand() -> None:
     result = ok("exec", "explain main.py")
-    assert result.invoke.args == ("exec", "--sandbox", "read-only", "explain main.py")
-    assert result.binding == "codex --sandbox read-only (codex's own sandbox)"
-    assert changes(result, "added") == [("--sandbox", ("--sandbox", "read-only"))]
+    assert result.invoke.args == ("exec", *CODEX_READ_ONLY, "explain main.py")
+    assert result.binding.startswith("codex --sandbox read-only (codex's own sandbox)")
+    added = [words for _, words in changes(result, "added")]
+    assert [w for words in added for w in words] == list(CODEX_READ_ONLY)
 
 
 def test_the_e_alias_is_a_lane_run_too() -> None:
-    assert ok("e", "explain main.py").invoke.args[:3] == ("e", "--sandbox", "read-only")
+    assert ok("e", "explain main.py").invoke.args[:9] == ("e", *CODEX_READ_ONLY)
 
 
-def test_review_gets_the_sandbox_as_config_since_it_has_no_sandbox_flag() -> None:
+def test_review_runs_as_exec_review_the_only_form_that_takes_the_read_only_flags() -> None:
     result = ok("review", "--uncommitted")
-    assert result.invoke.args == ("review", "-c", 'sandbox_mode="read-only"', "--uncommitted")
+    assert result.invoke.args == ("exec", *CODEX_READ_ONLY, "review", "--uncommitted")
+    assert ("<subcommand>", ("review",)) in changes(result, "replaced")
 
 
-def test_exec_review_is_a_lane_run_with_the_sandbox_on_exec() -> None:
+def test_exec_review_is_a_lane_run_with_the_flags_on_exec() -> None:
     result = ok("exec", "--json", "review", "--base", "main")
-    assert result.invoke.args == (
-        "exec",
-        "--sandbox",
-        "read-only",
-        "--json",
-        "review",
-        "--base",
-        "main",
-    )
+    assert result.invoke.args == ("exec", *CODEX_READ_ONLY, "--json", "review", "--base", "main")
 
 
 def test_top_level_options_before_the_subcommand_stay_there() -> None:
@@ -93,8 +93,7 @@ def test_top_level_options_before_the_subcommand_stay_there() -> None:
         "-m",
         "gpt-5",
         "exec",
-        "--sandbox",
-        "read-only",
+        *CODEX_READ_ONLY,
         "--json",
         "explain main.py",
     )
@@ -184,7 +183,42 @@ def test_ask_for_approval_at_top_level_is_stripped() -> None:
 @pytest.mark.parametrize("subcommand", ["exec", "review"])
 def test_sandbox_config_overrides_are_stripped(words: list[str], subcommand: str) -> None:
     result = ok(subcommand, *words, "explain main.py")
-    assert [w for _, w in changes(result, "stripped")] == [tuple(words)]
+    removed = changes(result, "stripped") + changes(result, "replaced")
+    assert [w for flag, w in removed if flag != "<subcommand>"] == [tuple(words)]
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["--ignore-user-config"],
+        ["--ignore-rules"],
+        ["--disable", "hooks"],
+        ["--disable=hooks"],
+        ["-c", "approval_policy=on-request"],
+        ["-c", "approvals_reviewer=auto_review"],
+    ],
+)
+def test_the_guards_toolgate_sets_are_never_doubled_or_undone(words: list[str]) -> None:
+    result = ok("exec", *words, "explain main.py")
+    assert result.invoke.args == ("exec", *CODEX_READ_ONLY, "explain main.py")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "model_providers.x={name='x', base_url='http://h', auth={command='touch pwned'}}",
+        "model_providers.x.auth.command='touch pwned'",
+        "model_providers={x={name='x', auth={command='sh'}}}",
+        "model_providers.x={unclosed",
+    ],
+)
+def test_a_provider_override_that_could_run_an_auth_command_is_refused(value: str) -> None:
+    assert "model_providers" in refused("exec", "-c", value, "explain main.py").reason
+
+
+@pytest.mark.parametrize("feature", ["web_search", "unified_exec"])
+def test_disabling_another_feature_is_refused(feature: str) -> None:
+    assert "--disable" in refused("exec", "--disable", feature, "explain main.py").reason
 
 
 def test_harmless_config_is_kept() -> None:
@@ -275,7 +309,7 @@ def test_output_file_outside_the_tree_is_kept(tree: Path) -> None:
     out = str(tree.parent / "outside" / "last.txt")
     for words in (["-o", out], [f"--output-last-message={out}"], [f"-o{out}"]):
         result = ok("exec", *words, "explain main.py", options=in_tree(tree))
-        assert result.invoke.args[3:-1] == tuple(words)
+        assert result.invoke.args[1 + len(CODEX_READ_ONLY) : -1] == tuple(words)
 
 
 def test_output_file_through_symlink_tricks_is_judged_where_it_lands(tree: Path) -> None:

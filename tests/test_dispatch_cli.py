@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import run_toolgate, toolgate_argv, toolgate_env
+from tests.lane_checks import CODEX_READ_ONLY
 from toolgate_cli import exitcodes
 from toolgate_cli.decision import DispatchRequest, decide_dispatch
 from toolgate_cli.execlane import ExecFailure, exec_lane
@@ -58,7 +59,7 @@ def assert_contract(result: subprocess.CompletedProcess[str], *, exec_ran: bool 
     else:
         lines = result.stderr.splitlines()
         assert len(lines) == 1, result.stderr
-        assert lines[0].startswith("toolgate: "), lines[0]
+        assert lines[0].startswith("toolgate"), lines[0]
 
 
 def dispatch(*args: str | bytes, cwd: Path | None = None, **env: str) -> Any:
@@ -119,7 +120,7 @@ def test_json_is_the_default_and_has_the_documented_shape(tree: Path) -> None:
 
 def test_codex_json_carries_the_sandbox(tree: Path) -> None:
     _, out = dispatch(*in_tree(tree), "--", "codex", "exec", "--yolo", "explain main.py")
-    assert out["invoke"]["args"] == ["exec", "--sandbox", "read-only", "explain main.py"]
+    assert out["invoke"]["args"] == ["exec", *CODEX_READ_ONLY, "explain main.py"]
 
 
 def test_a_refusal_prints_json_and_one_line_naming_the_flag_and_exits_3(tree: Path) -> None:
@@ -408,7 +409,8 @@ def test_exec_codex_gets_its_sandbox(tree: Path, fake_bin: Path) -> None:
     lane = [str(fake_bin / "codex"), "exec", "-s", "danger-full-access", "explain main.py"]
     _, _, report = run_exec([*in_tree(tree), "--", *lane])
     assert report is not None
-    assert argv_of(report)[1:] == [b"exec", b"--sandbox", b"read-only", b"explain main.py"]
+    expected = ["exec", *CODEX_READ_ONLY, "explain main.py"]
+    assert argv_of(report)[1:] == [word.encode() for word in expected]
 
 
 def test_exec_finds_the_lane_on_path(tree: Path, fake_bin: Path) -> None:

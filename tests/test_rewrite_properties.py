@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from tests.lane_checks import (
     CLAUDE_SUBCOMMANDS,
+    CODEX_READ_ONLY,
     CODEX_SUBCOMMANDS,
     assert_claude_read_only,
     assert_codex_read_only,
@@ -52,6 +53,7 @@ PROFILE = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 
+CODEX_GUARDS = [word for word in CODEX_READ_ONLY if word.startswith("-")]
 PASS_FLAGS = (PassFlag("--extra"), PassFlag("--extra-value", takes_value=True), PassFlag("-X"))
 
 JUNK = [
@@ -234,7 +236,12 @@ def claude_argv(draw: st.DrawFn, tree: Path) -> list[str]:
     head: list[str] = []
     if draw(st.integers(0, 7)) == 0:
         head = [draw(st.sampled_from(CLAUDE_SUBCOMMANDS))]
-    return head + draw(words_from(claude.FLAGS, False, tree)) + draw(tail())
+    words = draw(words_from(claude.FLAGS, False, tree))
+    if draw(st.integers(0, 5)):
+        # A headless run (a standalone -p) somewhere, at a word boundary or as a value.
+        at = draw(st.integers(0, len(words)))
+        words.insert(at, draw(st.sampled_from(["-p", "--print"])))
+    return head + words + draw(tail())
 
 
 @st.composite
@@ -345,9 +352,16 @@ def test_codex_rewrite_properties(tree: Path, data: st.DataObject, declared: boo
         before = codex_parse(args, options)
     except ParseError as error:  # pragma: no cover - shown when it happens
         pytest.fail(f"toolgate rewrote an argv codex itself rejects ({error}): {args}")
-    assert (after.subcommand, after.nested) == (before.subcommand, before.nested)
     levels_before = [lvl for lvl in (before.top, before.run, before.review) if lvl is not None]
     levels_after = [lvl for lvl in (after.top, after.run, after.review) if lvl is not None]
+    if before.subcommand == "review":
+        # `codex review` runs as `codex exec review`: its level is exec review's in the output,
+        # and the exec level in between carries only what toolgate put there.
+        assert (after.subcommand, after.nested) == ("exec", "review")
+        assert after.run is not None and after.run.operands == []
+        levels_after = [lvl for lvl in levels_after if lvl is not after.run]
+    else:
+        assert (after.subcommand, after.nested) == (before.subcommand, before.nested)
     terminator = next((lvl.terminator for lvl in levels_before if lvl.terminator is not None), None)
     out_terminator = next(
         (lvl.terminator for lvl in levels_after if lvl.terminator is not None), None
@@ -357,11 +371,13 @@ def test_codex_rewrite_properties(tree: Path, data: st.DataObject, declared: boo
 
     def table_get(name: str) -> FlagSpec | None:
         spec = codex.EXEC_FLAGS.get(name) or codex.TOP_FLAGS.get(name)
-        spec = spec or codex.REVIEW_FLAGS.get(name)
+        spec = spec or codex.EXEC_REVIEW_FLAGS.get(name)
         if spec is None and name in extra:
             return FlagSpec((name,), Arity.FLAG, Action.KEEP, "")
         return spec
 
+    if after.run is not None:
+        assert kept_events(after.run.events[: len(CODEX_GUARDS)], table_get, options) == []
     for level_before, level_after in zip(levels_before, levels_after, strict=True):
         assert kept_events(level_after.events, table_get, options) == kept_events(
             level_before.events, table_get, options

@@ -16,6 +16,12 @@ from toolgate_cli import __version__, exitcodes
 # command name -> (module, attribute). Order here is the order `toolgate --help` lists them.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "dispatch": ("toolgate_cli.commands.dispatch", "dispatch"),
+    "explain": ("toolgate_cli.commands.explain", "explain_command"),
+    "rules": ("toolgate_cli.commands.rules", "rules"),
+    "check-command": ("toolgate_cli.commands.check_command", "check_command"),
+    "hook": ("toolgate_cli.commands.hook", "hook"),
+    "lanes": ("toolgate_cli.commands.lanes", "lanes"),
+    "completion": ("toolgate_cli.commands.completion", "completion"),
 }
 
 ROOT_HELP = """Make a coding-agent lane's own CLI enforce read-only, or refuse with a reason.
@@ -26,7 +32,8 @@ Example:
 
 \b
 Exit status: 0 ok, 1 not admitted (check-command, rules), 2 usage error,
-3 refused, 126/127 --exec could not run the lane, 70 internal error.
+3 refused, 70 internal error, 73 cannot write (completion --install),
+126/127 --exec could not run the lane.
 """
 
 
@@ -63,11 +70,14 @@ def run(args: list[str]) -> int:
         result = app.main(args=args, prog_name="toolgate", standalone_mode=False)
     except click.exceptions.Exit as stop:
         return stop.exit_code
-    except _NO_ARGS_IS_HELP as asked:
-        asked.show()  # bare `toolgate`: the help is the answer a person wants
-        return asked.exit_code
+    except click.UsageError as error:
+        # One line, so a script's log shows the whole reason: no usage banner.
+        where = error.ctx.command_path if error.ctx is not None else "toolgate"
+        message = " ".join(error.format_message().split())
+        click.echo(f"{where}: error: {message} (see '{where} --help')", err=True)
+        return error.exit_code
     except click.ClickException as error:
-        click.echo(f"toolgate: {_one_line_error(error)}", err=True)
+        click.echo(f"toolgate: error: {' '.join(error.format_message().split())}", err=True)
         return error.exit_code
     except click.exceptions.Abort:
         click.echo("toolgate: aborted", err=True)
@@ -76,31 +86,12 @@ def run(args: list[str]) -> int:
         return exitcodes.OK
     except KeyboardInterrupt:
         return 130
-    except Exception as error:
+    except Exception as error:  # the last line of defence: one line, no traceback
         detail = str(error).splitlines()[0] if str(error) else ""
         message = f"toolgate: internal error: {type(error).__name__}"
         click.echo(f"{message}: {detail}" if detail else message, err=True)
         return exitcodes.INTERNAL
     return result if isinstance(result, int) else exitcodes.OK
-
-
-# click >= 8.2 raises this for a group run without arguments; older click exits with the help.
-_NO_ARGS_IS_HELP: tuple[type[click.ClickException], ...] = tuple(
-    getattr(click.exceptions, name)
-    for name in ("NoArgsIsHelpError",)
-    if hasattr(click.exceptions, name)
-)
-
-
-def _one_line_error(error: click.ClickException) -> str:
-    """click's error as one line: its message, and for a usage error where to find help
-    (click's own rendering spends three lines on usage and hint)."""
-    from toolgate_cli.verdict import one_line
-
-    message = one_line(error.format_message())
-    if isinstance(error, click.UsageError) and error.ctx is not None:
-        message += f" (see '{error.ctx.command_path} --help')"
-    return message
 
 
 def main() -> None:

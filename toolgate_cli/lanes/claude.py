@@ -2,9 +2,16 @@
 
 The rewrite puts, in front of the template's arguments, exactly one of each of:
 `--tools` and `--allowedTools` narrowed to the read-only tools, `--disallowedTools` naming the
-writers, `--strict-mcp-config` (no MCP server from any config file) and `--permission-mode
-dontAsk` (anything not allowed is denied, never asked; never `plan`, which a headless `claude -p`
-can never leave). Every permission flag the template carried is removed first: commander.js keeps
+writers, `--strict-mcp-config` (no MCP server from any config file), `--setting-sources ""` (no
+settings file: measured, under `-p` the reviewed tree's own `.claude/settings.json` hooks and
+`apiKeyHelper` run, even with `--safe-mode`) and `--permission-mode dontAsk` (anything not
+allowed is denied, never asked; never `plan`, which a headless `claude -p` can never leave).
+
+Only headless runs (`-p`/`--print` as a word of its own) are lane runs: measured, claude 2.1.197
+registers no subcommand when an argv element is exactly `-p` or `--print`, so a prompt such as
+`mcp` or `update` is sent to the model instead of running that subcommand.
+
+Every permission flag the template carried is removed first: commander.js keeps
 the last `--permission-mode` but concatenates repeated variadic options, so a surviving
 `--allowedTools Write` would still grant Write.
 
@@ -14,7 +21,6 @@ Verified against claude 2.1.197 (tests/e2e).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 
 from toolgate_cli.argv import (
@@ -34,6 +40,7 @@ from toolgate_cli.lanes.base import (
     RewriteRefused,
     RewriteResult,
     Rewritten,
+    Walk,
     argv_refusal,
     env_changes,
     first_operand,
@@ -85,11 +92,23 @@ SUBCOMMANDS: frozenset[str] = frozenset(
         "upgrade",
     }
 )
-"""claude's subcommands (2.1.197 --help, plus commander's implicit `help`). None is a lane run."""
+"""claude's subcommands (2.1.197 --help, plus commander's implicit `help`). None is a lane run;
+a standalone `-p` keeps all of them from being registered."""
 
-# A one-word first operand that could be a subcommand, hidden ones included: commander
-# dispatches any first operand that names a subcommand, even after `--`.
-_COMMAND_LIKE = re.compile(r"[a-z][a-z0-9-]*")
+PRINT_WORDS = ("-p", "--print")
+
+ANYWHERE_WORDS: dict[str, str] = {
+    "--bg": "starts a detached background agent that drops every other flag",
+    "--background": "starts a detached background agent that drops every other flag",
+}
+"""Words claude acts on wherever they stand, even after `--` (measured: read before commander
+parses anything)."""
+
+ANYWHERE_PREFIXES: dict[str, str] = {
+    "--routine": "starts a background routine",
+    "cc://": "a deep link: claude connects to another session",
+    "cc+unix://": "a deep link: claude connects to another session",
+}
 
 
 def _debug_file(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
@@ -122,6 +141,7 @@ FLAGS = FlagTable(
             "folded into toolgate's deny list",
         ),
         FlagSpec(("--strict-mcp-config",), F, REPLACE, "toolgate sets it"),
+        FlagSpec(("--setting-sources",), V, REPLACE, "toolgate loads no settings file"),
         FlagSpec(("--dangerously-skip-permissions",), F, STRIP, "bypasses every permission check"),
         FlagSpec(
             ("--allow-dangerously-skip-permissions",), F, STRIP, "makes bypass mode available"
@@ -139,6 +159,38 @@ FLAGS = FlagTable(
         FlagSpec(("--remote-control",), OPT, REFUSE, "a remote party could change permissions"),
         FlagSpec(("--bg", "--background"), F, REFUSE, "detaches from toolgate, unverified"),
         FlagSpec(("--input-format",), V, REFUSE, "", judge=_input_format),
+        FlagSpec(("--managed-settings",), V, REFUSE, "policy-tier settings from the command line"),
+        FlagSpec(("--plugin-dir-no-mcp",), V, REFUSE, "plugins bring hooks"),
+        FlagSpec(("--enable-auto-mode",), F, REFUSE, "a classifier decides permissions"),
+        FlagSpec(("--channels",), M, REFUSE, "message channels run MCP servers"),
+        FlagSpec(
+            ("--dangerously-load-development-channels",), M, REFUSE, "loads unreviewed servers"
+        ),
+        FlagSpec(("--sdk-url",), V, REFUSE, "a remote SDK host drives the session"),
+        FlagSpec(("--teleport",), OPT, REFUSE, "pulls a remote session, unverified"),
+        FlagSpec(("--cloud",), OPT, REFUSE, "runs in the cloud, unverified"),
+        FlagSpec(("--remote",), OPT, REFUSE, "runs remotely, unverified"),
+        FlagSpec(("--rc",), OPT, REFUSE, "a remote party could change permissions"),
+        FlagSpec(("--init",), F, REFUSE, "runs Setup hooks"),
+        FlagSpec(("--init-only",), F, REFUSE, "runs Setup hooks"),
+        FlagSpec(("--maintenance",), F, REFUSE, "runs Setup hooks"),
+        FlagSpec(("--handle-uri",), V, REFUSE, "a deep link, unverified"),
+        FlagSpec(("--prefill",), V, REFUSE, "deep-link input, unverified"),
+        FlagSpec(("--prefill-b64",), V, REFUSE, "deep-link input, unverified"),
+        FlagSpec(("--deep-link-origin",), F, REFUSE, "deep-link input, unverified"),
+        FlagSpec(("--deep-link-repo",), V, REFUSE, "deep-link input, unverified"),
+        FlagSpec(("--deep-link-last-fetch",), V, REFUSE, "deep-link input, unverified"),
+        FlagSpec(("--deep-link-cwd-b64",), V, REFUSE, "moves the working directory"),
+        FlagSpec(("--session-mirror",), F, REFUSE, "unverified"),
+        FlagSpec(("--agent-id",), V, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--agent-name",), V, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--team-name",), V, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--agent-color",), V, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--plan-mode-required",), F, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--parent-session-id",), V, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--teammate-mode",), V, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--agent-type",), V, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--advisor",), V, REFUSE, "a second model, unverified"),
         # --- writes the harness itself makes --------------------------------------------------
         FlagSpec(
             ("--worktree", "-w"), OPT, REFUSE, "creates a git worktree and branch in the tree"
@@ -147,6 +199,7 @@ FLAGS = FlagTable(
         FlagSpec(("--debug-file",), V, REFUSE, "", judge=_debug_file),
         FlagSpec(("--file",), M, REFUSE, "downloads files into the tree"),
         FlagSpec(("--from-pr",), OPT, REFUSE, "resumes a PR session, unverified"),
+        FlagSpec(("--rewind-files",), V, REFUSE, "restores files in the tree"),
         # --- harmless to read-only ------------------------------------------------------------
         FlagSpec(("--print", "-p"), F, KEEP, "headless output"),
         FlagSpec(("--add-dir",), M, KEEP, "widens reads only"),
@@ -157,9 +210,6 @@ FLAGS = FlagTable(
         FlagSpec(("--ax-screen-reader",), F, KEEP, "output style"),
         FlagSpec(("--bare",), F, KEEP, "loads less configuration"),
         FlagSpec(("--safe-mode",), F, KEEP, "loads less configuration"),
-        # Only narrows which settings files load (user, project, local); managed policy still
-        # applies, and read-only rests on the flags toolgate adds, not on any settings file.
-        FlagSpec(("--setting-sources",), V, KEEP, "loads fewer settings files"),
         FlagSpec(("--betas",), M, KEEP, "API headers"),
         FlagSpec(("--brief",), F, KEEP, "message tool only; --tools still applies"),
         FlagSpec(("--no-chrome",), F, KEEP, "turns an integration off"),
@@ -176,6 +226,13 @@ FLAGS = FlagTable(
         FlagSpec(("--fallback-model",), V, KEEP, "model choice"),
         FlagSpec(("--max-budget-usd",), V, KEEP, "spending cap"),
         FlagSpec(("--max-turns",), V, KEEP, "turn cap"),
+        FlagSpec(("--max-thinking-tokens",), V, KEEP, "model setting"),
+        FlagSpec(("--thinking",), V, KEEP, "model setting"),
+        FlagSpec(("--thinking-display",), V, KEEP, "output detail"),
+        FlagSpec(("--task-budget",), V, KEEP, "spending cap"),
+        FlagSpec(("--workload",), V, KEEP, "a label"),
+        FlagSpec(("--plan-mode-instructions",), V, KEEP, "prompt text"),
+        FlagSpec(("--debug-to-stderr", "-d2e"), F, KEEP, "logs on stderr"),
         FlagSpec(("--exclude-dynamic-system-prompt-sections",), F, KEEP, "prompt layout"),
         FlagSpec(("--include-hook-events",), F, KEEP, "output detail"),
         FlagSpec(("--include-partial-messages",), F, KEEP, "output detail"),
@@ -230,15 +287,24 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
         return RewriteRefused(str(error), (), LANE)
 
     walk = walk_items(items, args, options, LANE)
-    operand = first_operand(items, args)
-    if operand is not None and (operand in SUBCOMMANDS or _COMMAND_LIKE.fullmatch(operand)):
-        what = "is a claude subcommand" if operand in SUBCOMMANDS else "could name a subcommand"
-        walk.changes.insert(0, Change("refused", "<subcommand>", (operand,), "not a lane run"))
+    _refuse_anywhere_words(args, walk)
+    printing = any(
+        item.spec is not None and args[item.start] in PRINT_WORDS and not item.glued
+        for item in items
+    )
+    if not printing:
+        operand = first_operand(items, args)
+        if operand in SUBCOMMANDS:
+            what = f"claude {operand} is a subcommand, not a lane run"
+            walk.changes.insert(0, Change("refused", "<subcommand>", (operand,), "not a lane run"))
+        else:
+            what = (
+                "claude without -p starts an interactive session, which can change its own "
+                "permissions"
+            )
+            walk.changes.insert(0, Change("refused", "--print", (), "read-only runs are headless"))
         walk.refusals.insert(
-            0,
-            f"the first positional word {operand!r} {what}, and claude runs a subcommand named "
-            "by its first word instead of a prompt; only a lane run can be read-only: "
-            "give the prompt as more than one word",
+            0, f"{what}; read-only needs a headless run: add -p as a word of its own"
         )
     env_found, env_refusals = env_changes(invocation.env, ENV_RULES, options, LANE)
     changes = walk.changes + env_found
@@ -265,6 +331,21 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     )
 
 
+def _refuse_anywhere_words(args: Sequence[str], walk: Walk) -> None:
+    """Refuse the words claude acts on wherever they stand, the `--` tail and prompt included."""
+    for word in args:
+        reason = ANYWHERE_WORDS.get(word)
+        if reason is None:
+            reason = next((r for p, r in ANYWHERE_PREFIXES.items() if word.startswith(p)), None)
+        already = any(c.action == "refused" and word in c.words for c in walk.changes)
+        if reason is not None and not already:
+            walk.changes.append(Change("refused", word.split("=")[0], (word,), reason))
+            walk.refusals.append(
+                f"{word!r} anywhere in claude's arguments {reason}; remove it (claude reads it "
+                "even after -- and inside the prompt position)"
+            )
+
+
 def _read_only_flags(
     template_denies: Sequence[str], options: RewriteOptions
 ) -> list[tuple[str, tuple[str, ...], str]]:
@@ -274,22 +355,31 @@ def _read_only_flags(
     tools = READ_ONLY_TOOLS
     denied: tuple[str, ...] = READ_ONLY_DENIED
     if options.read_shell_hook is not None:
+        # Bash exists for the model but is NOT allowed: only the hook's allow lets a command run.
+        # Measured: with Bash in --allowedTools a hook that crashes fails open; without it,
+        # dontAsk denies whatever the hook did not explicitly allow.
         tools = (*READ_ONLY_TOOLS, "Bash")
         denied = tuple(name for name in READ_ONLY_DENIED if name != "Bash")
+    allowed = ",".join(READ_ONLY_TOOLS)
     deny_words = [",".join(denied)]
     deny_words.extend(dict.fromkeys(w for w in template_denies if w not in deny_words))
     flags: list[tuple[str, tuple[str, ...], str]] = [
         ("--tools", ("--tools", ",".join(tools)), "only these tools exist for the model"),
-        ("--allowedTools", ("--allowedTools", ",".join(tools)), "only these run without asking"),
+        ("--allowedTools", ("--allowedTools", allowed), "only these run without asking"),
         ("--disallowedTools", ("--disallowedTools", *deny_words), "writers denied by name"),
         ("--strict-mcp-config", ("--strict-mcp-config",), "no MCP server from any config file"),
+        (
+            "--setting-sources",
+            ("--setting-sources", ""),
+            "no settings file: their hooks and helpers run code",
+        ),
     ]
     if options.read_shell_hook is not None:
         flags.append(
             (
                 "--settings",
                 ("--settings", read_shell_settings(options.read_shell_hook)),
-                "every Bash command is checked by toolgate before it runs",
+                "Bash runs only when toolgate's PreToolUse hook admits the command",
             )
         )
     flags.append(

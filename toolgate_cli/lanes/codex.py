@@ -1,12 +1,21 @@
 """codex (OpenAI Codex CLI): read-only through its own sandbox, `--sandbox read-only`.
 
-Only lane runs are allowed: `codex exec` (alias `e`), `codex exec review` and `codex review`.
-The rewrite removes every option that chooses or lifts a sandbox (`-s/--sandbox`,
-`--dangerously-bypass-approvals-and-sandbox` and its alias `--yolo`, `--full-auto`,
-`--approve-for-me`, `-c sandbox_*` overrides) wherever it stands, before or after the subcommand,
-and puts exactly one `--sandbox read-only` right after the subcommand word. Measured with codex
-0.171.0: `--sandbox read-only` beside the bypass flag runs with danger-full-access, which is why
-the bypass flag must go, while `-c sandbox_mode=...` loses to `--sandbox` in either order.
+Only lane runs are allowed: `codex exec` (alias `e`) and `codex exec review`; `codex review` is
+rewritten to `codex exec review` (same options), because only `exec` can ignore the user's
+config and rules. The rewrite removes every option that chooses or lifts a sandbox or an
+approval path (`-s/--sandbox`, `--dangerously-bypass-approvals-and-sandbox` and its alias
+`--yolo`, `--full-auto`, `--approve-for-me`, `-a`, `-c sandbox_*` / `approval_policy` /
+`approvals_reviewer` overrides) wherever it stands, before or after the subcommand, and puts
+right after `exec`, once each:
+
+- `--sandbox read-only`: codex's own sandbox; measured, it beats `-c sandbox_mode=...` and a
+  top-level `-s`, but NOT a bypass flag anywhere, which is why those must go;
+- `--ignore-user-config`: measured, `$CODEX_HOME/config.toml` (and profiles, and project trust)
+  can start MCP servers whose tools write, persist hook trust, or turn on an auto-approval
+  reviewer that runs escalated commands outside the sandbox;
+- `--ignore-rules`: measured, an execpolicy `allow` rule runs its command outside the sandbox;
+- `--disable hooks`: codex hooks run outside the sandbox; measured, no later toggle undoes it;
+- `-c approval_policy="never"`: escalation requests are rejected, never reviewed.
 
 Verified against codex 0.171.0 (tests/e2e).
 """
@@ -54,7 +63,11 @@ CONFIG_KEYS: tuple[tuple[str, Action, str], ...] = (
     ("sandbox_mode", STRIP, "toolgate sets the sandbox"),
     ("sandbox_permissions", STRIP, "widens the sandbox"),
     ("sandbox_workspace_write.*", STRIP, "widens the sandbox"),
-    ("approval_policy", STRIP, "exec keeps its own policy, never"),
+    ("default_permissions", STRIP, "chooses a sandbox profile"),
+    ("permissions.*", STRIP, "defines sandbox profiles"),
+    ("approval_policy", REPLACE, "toolgate sets never"),
+    ("approvals_reviewer", STRIP, "an auto-reviewer can run commands outside the sandbox"),
+    ("projects.*", REFUSE, "project trust loads the project's config"),
     ("notify", REFUSE, "runs a program outside the sandbox"),
     ("mcp_servers.*", REFUSE, "MCP servers run outside the sandbox"),
     ("hooks.*", REFUSE, "hooks run programs"),
@@ -65,7 +78,7 @@ CONFIG_KEYS: tuple[tuple[str, Action, str], ...] = (
     ("model", KEEP, "model choice"),
     ("review_model", KEEP, "model choice"),
     ("model_provider", KEEP, "model endpoint"),
-    ("model_providers.*", KEEP, "model endpoint definitions"),
+    ("model_providers.*", KEEP, "model endpoint definitions"),  # judged further: no `auth`
     ("model_reasoning_effort", KEEP, "model setting"),
     ("model_reasoning_summary", KEEP, "model setting"),
     ("model_verbosity", KEEP, "model setting"),
@@ -105,16 +118,76 @@ def config_key(value: str) -> str | None:
     return key.strip() if has_equals else None
 
 
+# Fields of a model provider definition that only describe an endpoint. `auth` is not among
+# them: measured, `auth = {command = ...}` runs that command outside the sandbox for a token.
+PROVIDER_FIELDS: frozenset[str] = frozenset(
+    {
+        "name",
+        "base_url",
+        "env_key",
+        "env_key_instructions",
+        "experimental_bearer_token",
+        "wire_api",
+        "query_params",
+        "http_headers",
+        "env_http_headers",
+        "request_max_retries",
+        "stream_max_retries",
+        "stream_idle_timeout_ms",
+        "requires_openai_auth",
+        "supports_websockets",
+    }
+)
+
+
+def _provider_problem(key: str, raw_value: str) -> str | None:
+    """Why a `model_providers...` override is not a plain endpoint definition, or None.
+
+    The value is read as TOML, as codex reads it; what is not a table of known endpoint fields
+    (or, for a dotted key, a known field) is refused.
+    """
+    import tomllib
+
+    path = key.split(".")[1:]
+    if len(path) >= 2:
+        field = path[1]
+        return None if field in PROVIDER_FIELDS else f"provider field {field!r}"
+    try:
+        value = tomllib.loads(f"v = {raw_value}")["v"]
+    except tomllib.TOMLDecodeError:
+        return "not a TOML table"
+    providers = {path[0]: value} if path else value
+    if not isinstance(providers, dict):
+        return "not a TOML table"
+    for provider in providers.values():
+        if not isinstance(provider, dict):
+            return "not a TOML table"
+        unknown = sorted(set(provider) - PROVIDER_FIELDS)
+        if unknown:
+            return f"provider field {unknown[0]!r}"
+    return None
+
+
 def _config(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
     key = config_key(values[0]) if values else None
     if not key:
         return REFUSE, "not a key=value override"
     rule = _config_rule(key)
+    if rule is not None and key.split(".")[0] == "model_providers":
+        problem = _provider_problem(key, values[0].partition("=")[2].strip())
+        if problem is not None:
+            return REFUSE, f"{problem} is not a plain endpoint (auth commands run unsandboxed)"
     if rule is not None:
         return rule
     if any(key == d or key.startswith(d + ".") for d in options.pass_config):
         return KEEP, "declared safe by --pass-config"
     return REFUSE, f"unknown config key {key}; declare it safe with --pass-config {key}"
+
+
+def _disable(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
+    if values == ("hooks",):
+        return REPLACE, "toolgate disables hooks"
+    return REFUSE, "turns off a feature, unverified"
 
 
 def _output_file(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
@@ -136,7 +209,7 @@ _SHARED: tuple[FlagSpec, ...] = (
     FlagSpec(("--approve-for-me",), F, STRIP, "workspace-write auto-approval"),
     FlagSpec(("--dangerously-bypass-hook-trust",), F, STRIP, "would run untrusted hooks"),
     FlagSpec(("--enable",), V, REFUSE, "turns on a feature, unverified"),
-    FlagSpec(("--disable",), V, REFUSE, "turns off a feature, unverified"),
+    FlagSpec(("--disable",), V, REFUSE, "", judge=_disable),
     FlagSpec(("--profile", "-p"), V, REFUSE, "a profile can set sandbox, MCP servers, notify"),
     FlagSpec(("--remote",), V, REFUSE, "runs on a remote app server"),
     FlagSpec(
@@ -173,12 +246,19 @@ EXEC_FLAGS = FlagTable(
         FlagSpec(("--cyber-access-program",), V, KEEP, "server-side program"),
         FlagSpec(("--skip-git-repo-check",), F, KEEP, "runs outside a git repository"),
         FlagSpec(("--ephemeral",), F, KEEP, "writes less"),
-        FlagSpec(("--ignore-user-config",), F, KEEP, "loads less configuration"),
-        FlagSpec(("--ignore-rules",), F, KEEP, "loads less configuration"),
+        FlagSpec(("--ignore-user-config",), F, REPLACE, "toolgate sets it"),
+        FlagSpec(("--ignore-rules",), F, REPLACE, "toolgate sets it"),
         FlagSpec(("--output-schema",), V, KEEP, "reads a schema file"),
         FlagSpec(("--color",), V, KEEP, "output colour"),
         FlagSpec(("--json",), F, KEEP, "output format"),
     )
+)
+
+_REVIEW_OWN: tuple[FlagSpec, ...] = (
+    FlagSpec(("--uncommitted",), F, KEEP, "what to review"),
+    FlagSpec(("--base",), V, KEEP, "what to review"),
+    FlagSpec(("--commit",), V, KEEP, "what to review"),
+    FlagSpec(("--title",), V, KEEP, "a label"),
 )
 
 REVIEW_FLAGS = FlagTable(
@@ -186,15 +266,47 @@ REVIEW_FLAGS = FlagTable(
         FlagSpec(("--config", "-c"), V, KEEP, "", judge=_config),
         FlagSpec(("--strict-config",), F, KEEP, "stricter config parsing"),
         FlagSpec(("--enable",), V, REFUSE, "turns on a feature, unverified"),
-        FlagSpec(("--disable",), V, REFUSE, "turns off a feature, unverified"),
+        FlagSpec(("--disable",), V, REFUSE, "", judge=_disable),
         FlagSpec(("--trust",), F, REFUSE, "persists trust; lets MCP commands leave the sandbox"),
-        FlagSpec(("--uncommitted",), F, KEEP, "what to review"),
-        FlagSpec(("--base",), V, KEEP, "what to review"),
-        FlagSpec(("--commit",), V, KEEP, "what to review"),
-        FlagSpec(("--title",), V, KEEP, "a label"),
+        *_REVIEW_OWN,
         FlagSpec(("--help", "-h"), F, KEEP, "prints help"),
     )
 )
+"""`codex review` (0.171.0 --help)."""
+
+_EXEC_REVIEW_FROM_EXEC = frozenset(
+    {
+        "--config",
+        "--enable",
+        "--disable",
+        "--remote",
+        "--remote-auth-token-env",
+        "--strict-config",
+        "--model",
+        "--dangerously-bypass-approvals-and-sandbox",
+        "--dangerously-bypass-hook-trust",
+        "--worktree",
+        "--thread-source",
+        "--cyber-access-program",
+        "--skip-git-repo-check",
+        "--trust",
+        "--ephemeral",
+        "--ignore-user-config",
+        "--ignore-rules",
+        "--output-schema",
+        "--json",
+        "--output-last-message",
+        "--help",
+    }
+)
+
+EXEC_REVIEW_FLAGS = FlagTable(
+    (
+        *(spec for spec in EXEC_FLAGS.specs if spec.canonical in _EXEC_REVIEW_FROM_EXEC),
+        *_REVIEW_OWN,
+    )
+)
+"""`codex exec review` (0.171.0 --help): review's own options plus these of exec's."""
 
 # Top-level subcommands (0.171.0 --help) that are not a lane run, with why.
 NOT_A_RUN: dict[str, str] = {
@@ -242,8 +354,22 @@ ENV_RULES: tuple[tuple[str, Action, str], ...] = (
     ("RUST_BACKTRACE", KEEP, "diagnostics"),
 )
 
-SANDBOX_FLAG = ("--sandbox", "read-only")
-SANDBOX_CONFIG = ("-c", 'sandbox_mode="read-only"')
+READ_ONLY_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("--sandbox", ("--sandbox", "read-only"), "codex's own sandbox: commands cannot write"),
+    (
+        "--ignore-user-config",
+        ("--ignore-user-config",),
+        "config.toml can add MCP servers, hooks and auto-approval that leave the sandbox",
+    ),
+    ("--ignore-rules", ("--ignore-rules",), "an execpolicy allow rule runs outside the sandbox"),
+    ("--disable", ("--disable", "hooks"), "hooks run outside the sandbox"),
+    (
+        "--config",
+        ("-c", 'approval_policy="never"'),
+        "escalation requests are rejected, never reviewed",
+    ),
+)
+"""What toolgate puts right after `exec`, in this order (clap: one `-s` per subcommand)."""
 
 
 def _validate_pass_config(options: RewriteOptions) -> None:
@@ -261,7 +387,8 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     args = invocation.args
     try:
         _validate_pass_config(options)
-        extra = pass_flag_specs(options, {*TOP_FLAGS.names(), *EXEC_FLAGS.names()}, LANE)
+        known = {*TOP_FLAGS.names(), *EXEC_FLAGS.names(), *EXEC_REVIEW_FLAGS.names()}
+        extra = pass_flag_specs(options, known, LANE)
         top_items, at = tokenize(
             args, TOP_FLAGS.with_extra(extra), Dialect.CLAP, stop_at_positional=lambda _: True
         )
@@ -273,32 +400,52 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     top = walk_items(top_items, args, options, LANE)
     subcommand = args[at] if at < len(args) else None
     if subcommand is None or subcommand not in RUNS:
-        return _refuse_subcommand(
-            top, subcommand, first_operand(top_items, args), invocation, options
-        )
+        operand = first_operand(top_items, args)
+        return _refuse_subcommand(top, subcommand, operand, invocation, options)
 
-    sub_table = REVIEW_FLAGS if subcommand == "review" else EXEC_FLAGS.with_extra(extra)
-    stop = None if subcommand == "review" else (lambda word: word in ("review", *EXEC_NOT_A_RUN))
+    review_only = subcommand == "review"
+    review_items: list[Item] = []
     try:
-        sub_items, sub_at = tokenize(
-            args, sub_table, Dialect.CLAP, start=at + 1, stop_at_positional=stop
-        )
-        review_items: list[Item] = []
-        if sub_at < len(args) and args[sub_at] == "review":
-            review_items, _ = tokenize(args, REVIEW_FLAGS, Dialect.CLAP, start=sub_at + 1)
+        if review_only:
+            sub_items, nested_at = tokenize(
+                args, REVIEW_FLAGS.with_extra(extra), Dialect.CLAP, start=at + 1
+            )
+        else:
+            sub_items, nested_at = tokenize(
+                args,
+                EXEC_FLAGS.with_extra(extra),
+                Dialect.CLAP,
+                start=at + 1,
+                stop_at_positional=lambda word: word in ("review", *EXEC_NOT_A_RUN),
+            )
+            if nested_at < len(args) and args[nested_at] == "review":
+                review_items, _ = tokenize(
+                    args, EXEC_REVIEW_FLAGS.with_extra(extra), Dialect.CLAP, start=nested_at + 1
+                )
     except ArgvError as error:
         return RewriteRefused(argv_refusal(error, LANE), tuple(top.changes), LANE)
 
     sub = walk_items(sub_items, args, options, LANE)
     review = walk_items(review_items, args, options, LANE)
-    changes = [*top.changes, Change("kept", "<subcommand>", (subcommand,), "a lane run")]
+    changes = list(top.changes)
+    if review_only:
+        changes.append(
+            Change(
+                "replaced",
+                "<subcommand>",
+                ("review",),
+                "runs as exec review: only exec can ignore the user's config and rules",
+            )
+        )
+    else:
+        changes.append(Change("kept", "<subcommand>", (subcommand,), "a lane run"))
     changes.extend(sub.changes)
     refusals = [*top.refusals, *sub.refusals, *review.refusals]
 
-    nested = args[sub_at] if sub_at < len(args) else None
+    nested = args[nested_at] if nested_at < len(args) else None
     # A subcommand word right after an open option would become its value: the option cannot
     # move past the word (it belongs to the level before it), so the run is refused.
-    for level, word in ((top, subcommand), (sub, nested)):
+    for level, word in ((top, "exec" if review_only else subcommand), (sub, nested)):
         if level.ends_open is not None and word is not None:
             shown = shown_option(level.ends_open, args)
             refusals.append(
@@ -312,7 +459,7 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     elif nested == "review":
         changes.append(Change("kept", "<subcommand>", (nested,), "a lane run"))
         changes.extend(review.changes)
-    elif subcommand != "review":
+    elif not review_only:
         operand = first_operand(sub_items, args)
         if operand is not None and _COMMAND_LIKE.fullmatch(operand):
             changes.append(Change("refused", "<prompt>", (operand,), "could name a subcommand"))
@@ -327,16 +474,17 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     if refusals:
         return RewriteRefused("; ".join(refusals), tuple(changes), LANE)
 
-    inserted = SANDBOX_CONFIG if subcommand == "review" else SANDBOX_FLAG
-    changes.append(
-        Change("added", inserted[0], inserted, "codex's own sandbox: commands cannot write")
-    )
-    new_args = (*top.kept, subcommand, *inserted, *sub.kept)
-    if nested == "review":
-        new_args = (*new_args, "review", *review.kept)
+    added = tuple(word for _, words, _ in READ_ONLY_FLAGS for word in words)
+    changes.extend(Change("added", flag, words, reason) for flag, words, reason in READ_ONLY_FLAGS)
+    if review_only:
+        new_args = (*top.kept, "exec", *added, "review", *sub.kept)
+    else:
+        new_args = (*top.kept, subcommand, *added, *sub.kept)
+        if nested == "review":
+            new_args = (*new_args, "review", *review.kept)
     return Rewritten(
         LaneInvocation(invocation.command, new_args, invocation.env),
-        "codex --sandbox read-only (codex's own sandbox)",
+        "codex --sandbox read-only (codex's own sandbox), user config, rules and hooks off",
         tuple(changes),
         LANE,
     )
@@ -360,7 +508,7 @@ def _refuse_subcommand(
         changes.append(Change("refused", "<subcommand>", (subcommand,), reason))
         refusals.append(
             f"codex {subcommand} ({reason}) is not a lane run; read-only allows "
-            "codex exec, codex exec review and codex review"
+            "codex exec, codex exec review and codex review (run as exec review)"
         )
     else:
         word = subcommand if subcommand is not None else operand
