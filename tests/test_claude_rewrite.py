@@ -418,6 +418,26 @@ def test_no_prompt_at_all_is_allowed_claude_reads_stdin() -> None:
     ok("-p")
 
 
+@pytest.mark.parametrize(
+    "words",
+    [
+        # claude 2.1.197 reads these from its whole argv before commander parses anything:
+        # `--tmux` with `-w`/`--worktree` creates a git worktree and execs into tmux,
+        ["-p", "--", "review the diff", "--tmux", "-w"],
+        ["-p", "--model", "--tmux", "--append-system-prompt", "-w", "review the diff"],
+        ["-p", "--", "x y", "--tmux=classic", "--worktree=feature"],
+        # `--handle-uri URI` opens a new terminal running claude with no toolgate flag at all,
+        ["-p", "--", "review the diff", "--handle-uri", "claude-cli://open?q=x"],
+        ["-p", "--name", "--handle-uri", "--model", "claude-cli://open?q=x", "x y"],
+        # `--agent-teams` turns on agent teams (teammates), unverified under read-only.
+        ["-p", "--", "review the diff", "--agent-teams"],
+    ],
+)
+def test_argv_wide_switches_hidden_in_values_or_the_tail_are_refused(words: list[str]) -> None:
+    result = rewrite(*words)
+    assert isinstance(result, RewriteRefused), result
+
+
 # --- unknown flags and --pass-flag ---------------------------------------------------------------
 
 
