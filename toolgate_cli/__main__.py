@@ -13,9 +13,15 @@ def main(argv: list[str] | None = None) -> None:
     """Run toolgate with `argv` (default: the process arguments) and exit with its status."""
     args = sys.argv[1:] if argv is None else argv
     if args[:2] == ["hook", "claude-pretooluse"]:
-        from toolgate_cli import hook_main
+        try:
+            from toolgate_cli import hook_main
 
-        status = hook_main.fast_path(args[2:])
+            status = hook_main.fast_path(args[2:])
+        except Exception as error:
+            # Claude Code runs the tool anyway after a hook exits 1 (a traceback): a broken hook
+            # must exit 2, which blocks the call and shows this line to the model.
+            sys.stderr.write(f"toolgate hook: internal error ({type(error).__name__}); blocked\n")
+            sys.exit(2)
         if status is not None:
             sys.exit(status)
     from toolgate_cli.cli import run

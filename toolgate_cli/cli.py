@@ -16,6 +16,9 @@ from toolgate_cli import __version__, exitcodes
 # command name -> (module, attribute). Order here is the order `toolgate --help` lists them.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "dispatch": ("toolgate_cli.commands.dispatch", "dispatch"),
+    "rules": ("toolgate_cli.commands.rules", "rules"),
+    "check-command": ("toolgate_cli.commands.check_command", "check_command"),
+    "hook": ("toolgate_cli.commands.hook", "hook"),
 }
 
 ROOT_HELP = """Make a coding-agent lane's own CLI enforce read-only, or refuse with a reason.
@@ -73,7 +76,7 @@ def run(args: list[str]) -> int:
         return exitcodes.OK
     except KeyboardInterrupt:
         return 130
-    except Exception as error:  # noqa: BLE001 - the last line of defence: one line, no traceback
+    except Exception as error:  # the last line of defence: one line, no traceback
         detail = str(error).splitlines()[0] if str(error) else ""
         message = f"toolgate: internal error: {type(error).__name__}"
         click.echo(f"{message}: {detail}" if detail else message, err=True)

@@ -1,0 +1,110 @@
+"""The lanes toolgate knows, and `read_only_invoke`, which rewrites or refuses any of them.
+
+The lane kind comes from the command's basename: `/opt/x/bin/claude`, `claude.exe` and
+`claude.cmd` are all claude. A kind toolgate cannot make read-only is refused with its reason;
+a kind it has never heard of is refused too: unknown never claims.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from toolgate_cli.lanes import claude, codex
+from toolgate_cli.lanes.base import (
+    Change,
+    LaneInvocation,
+    RewriteOptions,
+    RewriteRefused,
+    RewriteResult,
+    Rewritten,
+)
+
+__all__ = [
+    "LANES",
+    "REFUSED_LANES",
+    "Change",
+    "LaneInvocation",
+    "RewriteOptions",
+    "RewriteRefused",
+    "RewriteResult",
+    "Rewritten",
+    "lane_kind",
+    "read_only_invoke",
+]
+
+
+@dataclass(frozen=True)
+class Lane:
+    """A lane toolgate can make read-only: its rewrite and what enforces it."""
+
+    kind: str
+    mechanism: str
+    versions_proven: tuple[str, ...]
+    rewrite: Callable[[LaneInvocation, RewriteOptions], RewriteResult]
+
+
+LANES: dict[str, Lane] = {
+    "claude": Lane(
+        "claude",
+        "--permission-mode dontAsk, --tools/--allowedTools = Read,Glob,Grep,WebFetch,WebSearch, "
+        "writers in --disallowedTools, --strict-mcp-config",
+        claude.VERSIONS_PROVEN,
+        claude.rewrite,
+    ),
+    "codex": Lane(
+        "codex",
+        "--sandbox read-only (codex's own sandbox); exec, exec review and review only",
+        codex.VERSIONS_PROVEN,
+        codex.rewrite,
+    ),
+}
+
+REFUSED_LANES: dict[str, str] = {
+    "opencode": (
+        "opencode keeps its permissions per agent in its own opencode.json, which a command "
+        "line can neither own nor verify"
+    ),
+    "agy": (
+        "agy's permission flags are unverified, and a denied tool discards its whole answer, "
+        "so a bound agy lane would return nothing"
+    ),
+    "gemini": (
+        "gemini's read-only spelling (--approval-mode plan) has not been proven end to end "
+        "against a real binary"
+    ),
+}
+
+_WINDOWS_SUFFIX = re.compile(r"\.(exe|cmd|bat|ps1)$", re.IGNORECASE)
+
+
+def lane_kind(command: str) -> str:
+    """The lane kind named by `command`: its basename (either slash), minus a Windows suffix."""
+    base = re.split(r"[\\/]", command)[-1]
+    return _WINDOWS_SUFFIX.sub("", base)
+
+
+def read_only_invoke(
+    invocation: LaneInvocation, options: RewriteOptions | None = None
+) -> RewriteResult:
+    """Rewrite `invocation` so the lane's own CLI runs it read-only, or say why it cannot be.
+
+    Pure over its inputs (apart from resolving output paths against `options.cwd`): it never
+    spawns anything and never reads a lane's configuration.
+    """
+    options = options if options is not None else RewriteOptions()
+    kind = lane_kind(invocation.command)
+    lane = LANES.get(kind)
+    if lane is not None:
+        return lane.rewrite(invocation, options)
+    if kind in REFUSED_LANES:
+        reason = f"{kind} cannot be made read-only: {REFUSED_LANES[kind]}"
+    else:
+        known = ", ".join(sorted(LANES))
+        reason = (
+            f"unknown lane {kind!r} (from {invocation.command!r}): toolgate only claims "
+            f"read-only for lanes it knows ({known}); unknown never claims"
+        )
+    refusal = Change("refused", "<lane>", (invocation.command,), "no read-only binding")
+    return RewriteRefused(reason, (refusal,), kind)

@@ -1,0 +1,35 @@
+"""The `--allow-bash-prefix` option shared by check-command and the hook command."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from toolgate_cli.shell import prefix_problem
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _validate(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[str]:
+    for value in values:
+        problem = prefix_problem(value)
+        if problem is not None:
+            raise click.BadParameter(problem, ctx=ctx, param=param)
+    return list(values)
+
+
+def allow_bash_prefix_option(function: F) -> F:
+    """Add `--allow-bash-prefix PREFIX` (repeatable, validated by `prefix_problem`)."""
+    option = click.option(
+        "--allow-bash-prefix",
+        "allow_bash_prefixes",
+        metavar="PREFIX",
+        multiple=True,
+        callback=_validate,
+        help="Also admit commands starting with these whole words (repeatable), under the same "
+        "syntax and argument checks. Programs that run other programs (env, sudo, sh, python, "
+        "npm, ...) are refused even here.",
+    )
+    return option(function)

@@ -1,0 +1,322 @@
+"""The shapes every lane rewrite shares: the invocation, the result, the changes it reports.
+
+Pure data and small pure helpers; no click, no output, no I/O but path resolution.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from toolgate_cli.argv import Action, ArgvError, Arity, FlagSpec, Item, ItemKind
+from toolgate_cli.verdict import is_within
+
+ChangeAction = Literal["kept", "replaced", "stripped", "added", "refused"]
+
+_PAST_TENSE: dict[Action, ChangeAction] = {
+    Action.KEEP: "kept",
+    Action.REPLACE: "replaced",
+    Action.STRIP: "stripped",
+    Action.REFUSE: "refused",
+}
+
+
+@dataclass(frozen=True)
+class LaneInvocation:
+    """A lane invocation as a template renders it: the command, its arguments, and environment
+    overrides (a None value unsets that variable)."""
+
+    command: str
+    args: tuple[str, ...]
+    env: Mapping[str, str | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Accept any sequence (a list from JSON, say) but store an immutable tuple.
+        object.__setattr__(self, "args", tuple(self.args))
+        object.__setattr__(self, "env", dict(self.env))
+
+
+@dataclass(frozen=True)
+class Change:
+    """One thing the rewrite did, for people and for the JSON output.
+
+    `flag` is the canonical option name (or `<subcommand>`, `<prompt>`, `env NAME`); `words` are
+    the exact argv words concerned; `reason` says why in a few words.
+    """
+
+    action: ChangeAction
+    flag: str
+    words: tuple[str, ...]
+    reason: str
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "action": self.action,
+            "flag": self.flag,
+            "words": list(self.words),
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    """The lane runs read-only as `invoke`; `binding` names what enforces it."""
+
+    invoke: LaneInvocation
+    binding: str
+    changes: tuple[Change, ...]
+    lane: str
+    ok: Literal[True] = True
+
+
+@dataclass(frozen=True)
+class RewriteRefused:
+    """The lane cannot be made read-only; `reason` names what and says what to do instead.
+
+    `changes` holds what the rewrite had decided, including every `refused` entry, so a person
+    can see the whole picture (`toolgate explain`).
+    """
+
+    reason: str
+    changes: tuple[Change, ...]
+    lane: str
+    ok: Literal[False] = False
+
+
+RewriteResult = Rewritten | RewriteRefused
+
+
+@dataclass(frozen=True)
+class PassFlag:
+    """An option the caller declares safe although toolgate's table does not know it."""
+
+    name: str
+    takes_value: bool = False
+
+
+@dataclass(frozen=True)
+class RewriteOptions:
+    """What the caller tells the rewrite beyond the invocation itself.
+
+    - `pass_flags`: options the lane's table does not know, declared safe by the caller
+      (`--pass-flag`); a name the table already knows is an error, never an override.
+    - `pass_config`: codex `-c` keys declared safe (`--pass-config`), same rule.
+    - `pass_env`: environment variables the template may set (`--pass-env`).
+    - `cwd`, `caller_root`: resolved paths; when both are set, an option that writes a file may
+      be kept if that file lies outside the caller root.
+    - `read_shell_hook`: for claude, the command line of the PreToolUse hook that checks every
+      Bash command (`--read-shell`); None means no shell at all.
+    """
+
+    pass_flags: tuple[PassFlag, ...] = ()
+    pass_config: frozenset[str] = frozenset()
+    pass_env: frozenset[str] = frozenset()
+    cwd: str | None = None
+    caller_root: str | None = None
+    read_shell_hook: str | None = None
+
+
+def pass_flag_specs(
+    options: RewriteOptions, known: Iterable[str], lane: str
+) -> tuple[FlagSpec, ...]:
+    """Table rows for the caller's `--pass-flag` declarations.
+
+    Raises ValueError when a declaration names an option the lane's table already knows: the
+    table's verdict on a known option is never overridden from the command line.
+    """
+    known_names = set(known)
+    rows = []
+    for declared in options.pass_flags:
+        if declared.name in known_names:
+            raise ValueError(
+                f"--pass-flag {declared.name}: toolgate already knows this {lane} option; "
+                "--pass-flag only declares options it does not know"
+            )
+        if not declared.name.startswith("-") or declared.name in ("-", "--"):
+            raise ValueError(f"--pass-flag {declared.name}: not an option name")
+        arity = Arity.VALUE if declared.takes_value else Arity.FLAG
+        rows.append(FlagSpec((declared.name,), arity, Action.KEEP, "declared safe by --pass-flag"))
+    return tuple(rows)
+
+
+def option_change(item: Item, args: Sequence[str], action: Action, reason: str) -> Change:
+    """The change entry for one option item of the template."""
+    name = item.spec.canonical if item.spec is not None else item.written
+    return Change(_PAST_TENSE[action], name, tuple(args[item.start : item.end]), reason)
+
+
+@dataclass
+class Walk:
+    """The template's items judged one by one.
+
+    `kept` holds the words that stay, in their order; `removed` the stripped or replaced option
+    items (a lane may fold their values into what it adds); `refusals` one line per refused item.
+    """
+
+    kept: list[str] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)
+    removed: list[Item] = field(default_factory=list)
+
+
+def walk_items(
+    items: Sequence[Item], args: Sequence[str], options: RewriteOptions, lane: str
+) -> Walk:
+    """Judge every option item against its table row; keep positionals and the `--` tail.
+
+    Short flags glued into one word (`-pc`) stay together only if every one of them is kept:
+    toolgate does not split a word it would have to rewrite, it refuses it.
+    """
+    walk = Walk()
+    decided: list[tuple[Item, Action, str]] = []
+    glued_spans_with_change: set[int] = set()
+    for item in items:
+        if item.kind is not ItemKind.OPTION or item.spec is None:
+            decided.append((item, Action.KEEP, ""))
+            continue
+        action, reason = item.spec.decide(item.values, options)
+        decided.append((item, action, reason))
+        if item.glued and action is not Action.KEEP:
+            glued_spans_with_change.add(item.start)
+    # Glued flags share their word (and, when the last one takes the next word as its value,
+    # that word too): a kept group is emitted once, over the widest span of its members.
+    group_end: dict[int, int] = {}
+    for item in items:
+        if item.glued:
+            group_end[item.start] = max(group_end.get(item.start, item.end), item.end)
+    last_emitted_start = -1
+    for item, action, reason in decided:
+        if item.kind is not ItemKind.OPTION:
+            walk.kept.extend(args[item.start : item.end])
+            continue
+        if item.start in glued_spans_with_change:
+            if action is not Action.KEEP:
+                walk.changes.append(
+                    option_change(item, args, Action.REFUSE, "glued to other flags")
+                )
+                walk.refusals.append(
+                    f"{item.written} is glued to other short flags in {args[item.start]!r}; "
+                    "write it as a separate word"
+                )
+            continue
+        walk.changes.append(option_change(item, args, action, reason))
+        if action is Action.KEEP:
+            if item.start != last_emitted_start:
+                walk.kept.extend(args[item.start : group_end.get(item.start, item.end)])
+                last_emitted_start = item.start
+        elif action is Action.REFUSE:
+            walk.refusals.append(
+                f"{shown_option(item, args)} ({reason}) cannot be part of a read-only {lane} run"
+            )
+        else:
+            walk.removed.append(item)
+    return walk
+
+
+def shown_option(item: Item, args: Sequence[str], limit: int = 60) -> str:
+    """The option as the template wrote it, shortened for a one-line message."""
+    text = " ".join(args[item.start : item.end])
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def argv_refusal(error: ArgvError, lane: str) -> str:
+    """A refusal line for an argument the lane's grammar could not place."""
+    if error.message.startswith("unknown option"):
+        return (
+            f"{error.message}: toolgate does not know what it does to {lane}, so it cannot "
+            f"claim read-only; drop it, or declare it safe with --pass-flag {error.word} "
+            f"(--pass-flag {error.word}=1 if it takes a value)"
+        )
+    return f"{lane} arguments: {error.message}"
+
+
+def first_operand(items: Sequence[Item], args: Sequence[str]) -> str | None:
+    """The first positional word as the lane's parser sees it: before `--`, else just after."""
+    for item in items:
+        if item.kind is ItemKind.POSITIONAL:
+            return args[item.start]
+        if item.kind is ItemKind.TAIL:
+            return args[item.start + 1] if item.start + 1 < item.end else None
+    return None
+
+
+def output_file_outside_tree(path: str, options: RewriteOptions) -> bool:
+    """Whether a file the lane would write at `path` (relative to the cwd) resolves outside the
+    caller root. False when the rewrite was not told the cwd and caller root: unknown never
+    claims. Symlinks in the existing part of the path are followed, as the write would."""
+    if options.cwd is None or options.caller_root is None or not path:
+        return False
+    target = os.path.realpath(os.path.join(options.cwd, path))
+    return not is_within(target, os.path.realpath(options.caller_root))
+
+
+# Environment a template may set. Exact names, or prefixes ending in `*`; first match wins.
+# Every lane shares these; a lane adds its own rows in front.
+COMMON_ENV_RULES: tuple[tuple[str, Action, str], ...] = (
+    ("LD_*", Action.REFUSE, "loads code into the lane"),
+    ("DYLD_*", Action.REFUSE, "loads code into the lane"),
+    ("NODE_OPTIONS", Action.REFUSE, "can --require code into node"),
+    ("NODE_PATH", Action.REFUSE, "changes which code node loads"),
+    ("BASH_ENV", Action.REFUSE, "runs a script in every bash"),
+    ("ENV", Action.REFUSE, "runs a script in every sh"),
+    ("PATH", Action.REFUSE, "changes which programs run"),
+    ("HOME", Action.REFUSE, "moves the lane's user config"),
+    ("XDG_CONFIG_HOME", Action.REFUSE, "moves the lane's user config"),
+    ("HTTP_PROXY", Action.KEEP, "network routing only"),
+    ("HTTPS_PROXY", Action.KEEP, "network routing only"),
+    ("NO_PROXY", Action.KEEP, "network routing only"),
+    ("http_proxy", Action.KEEP, "network routing only"),
+    ("https_proxy", Action.KEEP, "network routing only"),
+    ("no_proxy", Action.KEEP, "network routing only"),
+    ("TERM", Action.KEEP, "terminal type"),
+    ("COLUMNS", Action.KEEP, "terminal size"),
+    ("LINES", Action.KEEP, "terminal size"),
+    ("NO_COLOR", Action.KEEP, "output colour"),
+    ("FORCE_COLOR", Action.KEEP, "output colour"),
+    ("LANG", Action.KEEP, "locale"),
+    ("LC_*", Action.KEEP, "locale"),
+    ("TZ", Action.KEEP, "time zone"),
+)
+
+
+def env_changes(
+    env: Mapping[str, str | None],
+    lane_rules: Sequence[tuple[str, Action, str]],
+    options: RewriteOptions,
+    lane: str,
+) -> tuple[list[Change], list[str]]:
+    """Judge each environment override of the template.
+
+    Unsetting (None) is always kept: it can only take configuration away. A name no rule knows
+    is refused unless the caller declared it with --pass-env. Returns the changes and the
+    refusal lines.
+    """
+    changes: list[Change] = []
+    refusals: list[str] = []
+    rules = (*lane_rules, *COMMON_ENV_RULES)
+    for name, value in env.items():
+        words = (f"{name}={value}",) if value is not None else (name,)
+        if value is None:
+            changes.append(Change("kept", f"env {name}", words, "unsets it"))
+            continue
+        action, reason = Action.REFUSE, ""
+        for pattern, rule_action, rule_reason in rules:
+            if pattern == name or (pattern.endswith("*") and name.startswith(pattern[:-1])):
+                action, reason = rule_action, rule_reason
+                break
+        else:
+            if name in options.pass_env:
+                action, reason = Action.KEEP, "declared safe by --pass-env"
+            else:
+                reason = "unknown variable"
+        if action is Action.REFUSE:
+            changes.append(Change("refused", f"env {name}", words, reason))
+            hint = "" if reason != "unknown variable" else f"; declare it with --pass-env {name}"
+            refusals.append(
+                f"environment variable {name} ({reason}) is not allowed for {lane}{hint}"
+            )
+        else:
+            changes.append(Change("kept", f"env {name}", words, reason))
+    return changes, refusals

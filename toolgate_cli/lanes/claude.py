@@ -1,0 +1,385 @@
+"""claude (Claude Code): read-only through its own permission flags.
+
+The rewrite puts, in front of the template's arguments, exactly one of each of:
+`--tools` and `--allowedTools` narrowed to the read-only tools, `--disallowedTools` naming the
+writers, `--strict-mcp-config` (no MCP server from any config file), `--setting-sources ""` (no
+settings file: measured, under `-p` the reviewed tree's own `.claude/settings.json` hooks and
+`apiKeyHelper` run, even with `--safe-mode`) and `--permission-mode dontAsk` (anything not
+allowed is denied, never asked; never `plan`, which a headless `claude -p` can never leave).
+
+Only headless runs (`-p`/`--print` as a word of its own) are lane runs: measured, claude 2.1.197
+registers no subcommand when an argv element is exactly `-p` or `--print`, so a prompt such as
+`mcp` or `update` is sent to the model instead of running that subcommand.
+
+Every permission flag the template carried is removed first: commander.js keeps
+the last `--permission-mode` but concatenates repeated variadic options, so a surviving
+`--allowedTools Write` would still grant Write.
+
+Verified against claude 2.1.197 (tests/e2e).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from toolgate_cli.argv import (
+    Action,
+    ArgvError,
+    Arity,
+    Dialect,
+    FlagSpec,
+    FlagTable,
+    looks_like_option,
+    tokenize,
+)
+from toolgate_cli.lanes.base import (
+    Change,
+    LaneInvocation,
+    RewriteOptions,
+    RewriteRefused,
+    RewriteResult,
+    Rewritten,
+    Walk,
+    argv_refusal,
+    env_changes,
+    first_operand,
+    output_file_outside_tree,
+    pass_flag_specs,
+    walk_items,
+)
+
+LANE = "claude"
+VERSIONS_PROVEN = ("2.1.197",)
+
+READ_ONLY_TOOLS: tuple[str, ...] = ("Read", "Glob", "Grep", "WebFetch", "WebSearch")
+"""Claude Code's built-in tools that read the tree or the network and change nothing.
+Task/Agent are left out on purpose: a subagent is another tool loop."""
+
+READ_ONLY_DENIED: tuple[str, ...] = (
+    "Bash",
+    "BashOutput",
+    "KillShell",
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "NotebookEdit",
+    "Task",
+    "Agent",
+    "EnterWorktree",
+    "ExitWorktree",
+)
+"""Writers named in `--disallowedTools` on top of being absent from the allow list, so a future
+built-in that slips into the default tool set is still refused. claude 2.1.197 prints a warning
+for deny names it does not know (MultiEdit, say); that is harmless."""
+
+SUBCOMMANDS: frozenset[str] = frozenset(
+    {
+        "agents",
+        "auth",
+        "auto-mode",
+        "doctor",
+        "gateway",
+        "help",
+        "install",
+        "mcp",
+        "plugin",
+        "plugins",
+        "project",
+        "setup-token",
+        "ultrareview",
+        "update",
+        "upgrade",
+    }
+)
+"""claude's subcommands (2.1.197 --help, plus commander's implicit `help`). None is a lane run;
+a standalone `-p` keeps all of them from being registered."""
+
+PRINT_WORDS = ("-p", "--print")
+
+ANYWHERE_WORDS: dict[str, str] = {
+    "--bg": "starts a detached background agent that drops every other flag",
+    "--background": "starts a detached background agent that drops every other flag",
+}
+"""Words claude acts on wherever they stand, even after `--` (measured: read before commander
+parses anything)."""
+
+ANYWHERE_PREFIXES: dict[str, str] = {
+    "--routine": "starts a background routine",
+    "cc://": "a deep link: claude connects to another session",
+    "cc+unix://": "a deep link: claude connects to another session",
+}
+
+
+def _debug_file(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
+    if values and output_file_outside_tree(values[0], options):
+        return Action.KEEP, "writes its log outside the caller's tree"
+    return Action.REFUSE, "writes a log file inside the tree; point it outside or drop it"
+
+
+def _input_format(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
+    if values == ("text",):
+        return Action.KEEP, "plain prompt on stdin"
+    return Action.REFUSE, "stream-json input carries control requests that change permissions"
+
+
+F, V, OPT, M = Arity.FLAG, Arity.VALUE, Arity.OPTIONAL, Arity.VARIADIC
+KEEP, REPLACE, STRIP, REFUSE = Action.KEEP, Action.REPLACE, Action.STRIP, Action.REFUSE
+
+FLAGS = FlagTable(
+    (
+        # --- permission flags: toolgate sets these itself --------------------------------------
+        FlagSpec(("--permission-mode",), V, REPLACE, "toolgate sets dontAsk"),
+        FlagSpec(
+            ("--allowedTools", "--allowed-tools"), M, REPLACE, "toolgate sets the read-only set"
+        ),
+        FlagSpec(("--tools",), M, REPLACE, "toolgate sets the read-only set"),
+        FlagSpec(
+            ("--disallowedTools", "--disallowed-tools"),
+            M,
+            REPLACE,
+            "folded into toolgate's deny list",
+        ),
+        FlagSpec(("--strict-mcp-config",), F, REPLACE, "toolgate sets it"),
+        FlagSpec(("--setting-sources",), V, REPLACE, "toolgate loads no settings file"),
+        FlagSpec(("--dangerously-skip-permissions",), F, STRIP, "bypasses every permission check"),
+        FlagSpec(
+            ("--allow-dangerously-skip-permissions",), F, STRIP, "makes bypass mode available"
+        ),
+        FlagSpec(("--permission-prompt-tool",), V, STRIP, "an MCP tool could approve writes"),
+        # --- configuration that could re-grant tools or run code --------------------------------
+        FlagSpec(("--mcp-config",), M, STRIP, "MCP servers run code and can write"),
+        FlagSpec(("--settings",), V, STRIP, "settings can re-grant tools and add hooks"),
+        FlagSpec(("--agent",), V, REFUSE, "an agent can carry its own tools and permission mode"),
+        FlagSpec(("--agents",), V, REFUSE, "agents can carry their own tools and permission mode"),
+        FlagSpec(("--plugin-dir",), V, REFUSE, "plugins bring hooks and MCP servers"),
+        FlagSpec(("--plugin-url",), V, REFUSE, "plugins bring hooks and MCP servers"),
+        FlagSpec(("--ide",), F, REFUSE, "IDE tools can edit and run code"),
+        FlagSpec(("--chrome",), F, REFUSE, "browser-control tools, unverified"),
+        FlagSpec(("--remote-control",), OPT, REFUSE, "a remote party could change permissions"),
+        FlagSpec(("--bg", "--background"), F, REFUSE, "detaches from toolgate, unverified"),
+        FlagSpec(("--input-format",), V, REFUSE, "", judge=_input_format),
+        FlagSpec(("--managed-settings",), V, REFUSE, "policy-tier settings from the command line"),
+        FlagSpec(("--plugin-dir-no-mcp",), V, REFUSE, "plugins bring hooks"),
+        FlagSpec(("--enable-auto-mode",), F, REFUSE, "a classifier decides permissions"),
+        FlagSpec(("--channels",), M, REFUSE, "message channels run MCP servers"),
+        FlagSpec(
+            ("--dangerously-load-development-channels",), M, REFUSE, "loads unreviewed servers"
+        ),
+        FlagSpec(("--sdk-url",), V, REFUSE, "a remote SDK host drives the session"),
+        FlagSpec(("--teleport",), OPT, REFUSE, "pulls a remote session, unverified"),
+        FlagSpec(("--cloud",), OPT, REFUSE, "runs in the cloud, unverified"),
+        FlagSpec(("--remote",), OPT, REFUSE, "runs remotely, unverified"),
+        FlagSpec(("--rc",), OPT, REFUSE, "a remote party could change permissions"),
+        FlagSpec(("--init",), F, REFUSE, "runs Setup hooks"),
+        FlagSpec(("--init-only",), F, REFUSE, "runs Setup hooks"),
+        FlagSpec(("--maintenance",), F, REFUSE, "runs Setup hooks"),
+        FlagSpec(("--handle-uri",), V, REFUSE, "a deep link, unverified"),
+        FlagSpec(("--prefill",), V, REFUSE, "deep-link input, unverified"),
+        FlagSpec(("--prefill-b64",), V, REFUSE, "deep-link input, unverified"),
+        FlagSpec(("--deep-link-origin",), F, REFUSE, "deep-link input, unverified"),
+        FlagSpec(("--deep-link-repo",), V, REFUSE, "deep-link input, unverified"),
+        FlagSpec(("--deep-link-last-fetch",), V, REFUSE, "deep-link input, unverified"),
+        FlagSpec(("--deep-link-cwd-b64",), V, REFUSE, "moves the working directory"),
+        FlagSpec(("--session-mirror",), F, REFUSE, "unverified"),
+        FlagSpec(("--agent-id",), V, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--agent-name",), V, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--team-name",), V, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--agent-color",), V, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--plan-mode-required",), F, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--parent-session-id",), V, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--teammate-mode",), V, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--agent-type",), V, REFUSE, "teammate mode, unverified"),
+        FlagSpec(("--advisor",), V, REFUSE, "a second model, unverified"),
+        # --- writes the harness itself makes --------------------------------------------------
+        FlagSpec(
+            ("--worktree", "-w"), OPT, REFUSE, "creates a git worktree and branch in the tree"
+        ),
+        FlagSpec(("--tmux",), OPT, REFUSE, "only with --worktree"),
+        FlagSpec(("--debug-file",), V, REFUSE, "", judge=_debug_file),
+        FlagSpec(("--file",), M, REFUSE, "downloads files into the tree"),
+        FlagSpec(("--from-pr",), OPT, REFUSE, "resumes a PR session, unverified"),
+        FlagSpec(("--rewind-files",), V, REFUSE, "restores files in the tree"),
+        # --- harmless to read-only ------------------------------------------------------------
+        FlagSpec(("--print", "-p"), F, KEEP, "headless output"),
+        FlagSpec(("--add-dir",), M, KEEP, "widens reads only"),
+        FlagSpec(("--append-system-prompt",), V, KEEP, "prompt text"),
+        FlagSpec(("--append-system-prompt-file",), V, KEEP, "reads a prompt file"),
+        FlagSpec(("--system-prompt",), V, KEEP, "prompt text"),
+        FlagSpec(("--system-prompt-file",), V, KEEP, "reads a prompt file"),
+        FlagSpec(("--ax-screen-reader",), F, KEEP, "output style"),
+        FlagSpec(("--bare",), F, KEEP, "loads less configuration"),
+        FlagSpec(("--safe-mode",), F, KEEP, "loads less configuration"),
+        FlagSpec(("--betas",), M, KEEP, "API headers"),
+        FlagSpec(("--brief",), F, KEEP, "message tool only; --tools still applies"),
+        FlagSpec(("--no-chrome",), F, KEEP, "turns an integration off"),
+        FlagSpec(("--continue", "-c"), F, KEEP, "conversation only; this run's permissions apply"),
+        FlagSpec(("--resume", "-r"), OPT, KEEP, "conversation only; this run's permissions apply"),
+        FlagSpec(("--fork-session",), F, KEEP, "new session id"),
+        FlagSpec(("--session-id",), V, KEEP, "session id"),
+        FlagSpec(("--no-session-persistence",), F, KEEP, "writes less"),
+        FlagSpec(("--debug", "-d"), OPT, KEEP, "logs under ~/.claude"),
+        FlagSpec(("--verbose",), F, KEEP, "output detail"),
+        FlagSpec(("--disable-slash-commands",), F, KEEP, "turns skills off"),
+        FlagSpec(("--effort",), V, KEEP, "model setting"),
+        FlagSpec(("--model",), V, KEEP, "model choice"),
+        FlagSpec(("--fallback-model",), V, KEEP, "model choice"),
+        FlagSpec(("--max-budget-usd",), V, KEEP, "spending cap"),
+        FlagSpec(("--max-turns",), V, KEEP, "turn cap"),
+        FlagSpec(("--max-thinking-tokens",), V, KEEP, "model setting"),
+        FlagSpec(("--thinking",), V, KEEP, "model setting"),
+        FlagSpec(("--thinking-display",), V, KEEP, "output detail"),
+        FlagSpec(("--task-budget",), V, KEEP, "spending cap"),
+        FlagSpec(("--workload",), V, KEEP, "a label"),
+        FlagSpec(("--plan-mode-instructions",), V, KEEP, "prompt text"),
+        FlagSpec(("--debug-to-stderr", "-d2e"), F, KEEP, "logs on stderr"),
+        FlagSpec(("--exclude-dynamic-system-prompt-sections",), F, KEEP, "prompt layout"),
+        FlagSpec(("--include-hook-events",), F, KEEP, "output detail"),
+        FlagSpec(("--include-partial-messages",), F, KEEP, "output detail"),
+        FlagSpec(("--output-format",), V, KEEP, "output format"),
+        FlagSpec(("--json-schema",), V, KEEP, "output shape"),
+        FlagSpec(("--name", "-n"), V, KEEP, "display name"),
+        FlagSpec(("--prompt-suggestions",), OPT, KEEP, "output detail"),
+        FlagSpec(("--remote-control-session-name-prefix",), V, KEEP, "a name only"),
+        FlagSpec(("--replay-user-messages",), F, KEEP, "output detail"),
+        FlagSpec(("--help", "-h"), F, KEEP, "prints help"),
+        FlagSpec(("--version", "-v"), F, KEEP, "prints the version"),
+    )
+)
+
+ENV_RULES: tuple[tuple[str, Action, str], ...] = (
+    ("CLAUDE_CONFIG_DIR", REFUSE, "moves the settings and hooks claude loads"),
+    ("CLAUDE_CODE_SHELL_PREFIX", REFUSE, "wraps every shell command"),
+    ("CLAUDE_CODE_USE_BEDROCK", KEEP, "model provider"),
+    ("CLAUDE_CODE_USE_VERTEX", KEEP, "model provider"),
+    ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", KEEP, "less network"),
+    ("CLAUDE_CODE_MAX_OUTPUT_TOKENS", KEEP, "model setting"),
+    ("ANTHROPIC_*", KEEP, "API endpoint, key or model"),
+    ("DISABLE_*", KEEP, "turns a feature off"),
+    ("MAX_THINKING_TOKENS", KEEP, "model setting"),
+    ("AWS_*", KEEP, "Bedrock credentials"),
+    ("CLOUD_ML_REGION", KEEP, "Vertex region"),
+    ("VERTEX_REGION_*", KEEP, "Vertex region"),
+)
+
+
+def read_shell_settings(hook_command: str) -> str:
+    """The `--settings` JSON that installs toolgate's PreToolUse hook for every tool call."""
+    hook = {"type": "command", "command": hook_command}
+    return json.dumps(
+        {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [hook]}]}},
+        separators=(",", ":"),
+    )
+
+
+def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResult:
+    """Rewrite a claude invocation to run read-only, or refuse and say why."""
+    args = invocation.args
+    try:
+        table = FLAGS.with_extra(pass_flag_specs(options, FLAGS.names(), LANE))
+        items, _ = tokenize(args, table, Dialect.COMMANDER)
+    except ArgvError as error:
+        return RewriteRefused(argv_refusal(error, LANE), (), LANE)
+    except ValueError as error:
+        return RewriteRefused(str(error), (), LANE)
+
+    walk = walk_items(items, args, options, LANE)
+    _refuse_anywhere_words(args, walk)
+    printing = any(
+        item.spec is not None and args[item.start] in PRINT_WORDS and not item.glued
+        for item in items
+    )
+    if not printing:
+        operand = first_operand(items, args)
+        if operand in SUBCOMMANDS:
+            what = f"claude {operand} is a subcommand, not a lane run"
+            walk.changes.insert(0, Change("refused", "<subcommand>", (operand,), "not a lane run"))
+        else:
+            what = (
+                "claude without -p starts an interactive session, which can change its own "
+                "permissions"
+            )
+            walk.changes.insert(0, Change("refused", "--print", (), "read-only runs are headless"))
+        walk.refusals.insert(
+            0, f"{what}; read-only needs a headless run: add -p as a word of its own"
+        )
+    env_found, env_refusals = env_changes(invocation.env, ENV_RULES, options, LANE)
+    changes = walk.changes + env_found
+    refusals = walk.refusals + env_refusals
+    if refusals:
+        return RewriteRefused("; ".join(refusals), tuple(changes), LANE)
+
+    template_denies = [
+        word
+        for item in walk.removed
+        if item.spec is not None and item.spec.canonical == "--disallowedTools"
+        for word in item.values
+        if not looks_like_option(word)
+    ]
+    added = _read_only_flags(template_denies, options)
+    for flag, words, reason in added:
+        changes.append(Change("added", flag, words, reason))
+    new_args = tuple(word for _, words, _ in added for word in words) + tuple(walk.kept)
+    binding = "claude --permission-mode dontAsk, read-only tool set"
+    if options.read_shell_hook is not None:
+        binding += ", Bash checked by the toolgate PreToolUse hook"
+    return Rewritten(
+        LaneInvocation(invocation.command, new_args, invocation.env), binding, tuple(changes), LANE
+    )
+
+
+def _refuse_anywhere_words(args: Sequence[str], walk: Walk) -> None:
+    """Refuse the words claude acts on wherever they stand, the `--` tail and prompt included."""
+    for word in args:
+        reason = ANYWHERE_WORDS.get(word)
+        if reason is None:
+            reason = next((r for p, r in ANYWHERE_PREFIXES.items() if word.startswith(p)), None)
+        already = any(c.action == "refused" and word in c.words for c in walk.changes)
+        if reason is not None and not already:
+            walk.changes.append(Change("refused", word.split("=")[0], (word,), reason))
+            walk.refusals.append(
+                f"{word!r} anywhere in claude's arguments {reason}; remove it (claude reads it "
+                "even after -- and inside the prompt position)"
+            )
+
+
+def _read_only_flags(
+    template_denies: Sequence[str], options: RewriteOptions
+) -> list[tuple[str, tuple[str, ...], str]]:
+    """The flags toolgate puts in front, in an order where no variadic can swallow a template
+    word: each variadic is followed by a word that starts with `-`, and the block ends with
+    `--permission-mode dontAsk`, which takes exactly one value."""
+    tools = READ_ONLY_TOOLS
+    denied: tuple[str, ...] = READ_ONLY_DENIED
+    if options.read_shell_hook is not None:
+        tools = (*READ_ONLY_TOOLS, "Bash")
+        denied = tuple(name for name in READ_ONLY_DENIED if name != "Bash")
+    deny_words = [",".join(denied)]
+    deny_words.extend(dict.fromkeys(w for w in template_denies if w not in deny_words))
+    flags: list[tuple[str, tuple[str, ...], str]] = [
+        ("--tools", ("--tools", ",".join(tools)), "only these tools exist for the model"),
+        ("--allowedTools", ("--allowedTools", ",".join(tools)), "only these run without asking"),
+        ("--disallowedTools", ("--disallowedTools", *deny_words), "writers denied by name"),
+        ("--strict-mcp-config", ("--strict-mcp-config",), "no MCP server from any config file"),
+        (
+            "--setting-sources",
+            ("--setting-sources", ""),
+            "no settings file: their hooks and helpers run code",
+        ),
+    ]
+    if options.read_shell_hook is not None:
+        flags.append(
+            (
+                "--settings",
+                ("--settings", read_shell_settings(options.read_shell_hook)),
+                "every Bash command is checked by toolgate before it runs",
+            )
+        )
+    flags.append(
+        (
+            "--permission-mode",
+            ("--permission-mode", "dontAsk"),
+            "anything not allowed is denied, never asked",
+        )
+    )
+    return flags

@@ -1,0 +1,109 @@
+"""Whether a read-only dispatch may run at all, judged on where it would run.
+
+Pure code apart from path resolution (realpath, is-directory): no click, no output. The one
+rule that matters: a read-only dispatch must run inside the caller's own tree, and that is
+judged on RESOLVED paths with a separator boundary, never on a string prefix, because the
+mistake in that direction would wrongly permit a mutation: `/x/tree-other` shares a prefix
+with `/x/tree` and is not inside it, and `/x/tree/../elsewhere` or a symlink leading out of the
+tree resolve to where they really point before anything is compared.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+Mode = Literal["agent", "answer"]
+
+
+@dataclass(frozen=True)
+class ReadOnlyRequest:
+    """A dispatch as the caller declared it, before any default is applied.
+
+    `mode="answer"` spawns no lane process, so there is nothing to confine. `cwd` is where the
+    lane would run (None: the caller's current directory); `caller_root` is the tree the caller
+    protects, its own checkout.
+    """
+
+    read_only: bool
+    mode: Mode
+    cwd: str | None
+    caller_root: str
+
+
+@dataclass(frozen=True)
+class Allowed:
+    """The dispatch may run, in `cwd` (absolute and resolved when read-only)."""
+
+    cwd: str
+    ok: Literal[True] = True
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The dispatch may not run; `refusal` says why in one line and what to do instead."""
+
+    refusal: str
+    ok: Literal[False] = False
+
+
+Verdict = Allowed | Refused
+
+
+def resolve_read_only_cwd(cwd: str | None, fallback: str | None = None) -> str:
+    """The directory a dispatch will actually run in: the caller's `cwd`, else `fallback`,
+    else the current directory; made absolute (not yet resolved through symlinks)."""
+    chosen = cwd if cwd else (fallback if fallback else os.getcwd())
+    return os.path.abspath(chosen)
+
+
+def is_within(path: str, root: str) -> bool:
+    """Whether resolved `path` is `root` or below it, on a path-separator boundary.
+
+    Both arguments must already be resolved (realpath). `/x/tree-other` is not within `/x/tree`;
+    `/x/tree` is within itself; everything is within `/`.
+    """
+    if path == root:
+        return True
+    boundary = root if root.endswith(os.sep) else root + os.sep
+    return path.startswith(boundary)
+
+
+def read_only_verdict(request: ReadOnlyRequest) -> Verdict:
+    """Decide whether the dispatch may proceed, and say why not when it may not.
+
+    - answer mode: always allowed (nothing is spawned); cwd is reported as given.
+    - not read-only: allowed as is; nothing to confine.
+    - read-only: the caller root and the cwd must exist and be directories, and the resolved cwd
+      must lie within the resolved caller root.
+    """
+    cwd = resolve_read_only_cwd(request.cwd)
+    if request.mode == "answer" or not request.read_only:
+        return Allowed(cwd)
+    root_problem = _not_a_directory(request.caller_root, "caller root")
+    if root_problem:
+        return Refused(root_problem)
+    cwd_problem = _not_a_directory(cwd, "cwd")
+    if cwd_problem:
+        return Refused(cwd_problem)
+    real_root = os.path.realpath(request.caller_root)
+    real_cwd = os.path.realpath(cwd)
+    if not is_within(real_cwd, real_root):
+        shown = cwd if real_cwd == cwd else f"{cwd} (resolves to {real_cwd})"
+        return Refused(
+            f"cwd {shown} is outside the caller root {real_root}: a read-only dispatch must run "
+            "inside the caller's own tree; pass a --cwd inside it or the right --caller-root"
+        )
+    return Allowed(real_cwd)
+
+
+def _not_a_directory(path: str, role: str) -> str | None:
+    """A one-line refusal when `path` does not exist or is not a directory, else None."""
+    if not os.path.lexists(path):
+        return f"{role} {path} does not exist"
+    if not os.path.exists(path):
+        return f"{role} {path} is a broken symlink (its target does not exist)"
+    if not os.path.isdir(path):
+        return f"{role} {path} is not a directory"
+    return None
