@@ -18,6 +18,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,7 @@ class Leg:
         stdout: str,
         stderr: str,
         requests: list[dict[str, Any]],
+        any_request: int,
         outputs: list[str],
         tree_changes: list[str],
         other_changes: list[str],
@@ -85,6 +87,7 @@ class Leg:
         self.stdout = stdout
         self.stderr = stderr
         self.requests = requests
+        self.any_request = any_request
         self.outputs = outputs
         self.tree_changes = tree_changes
         self.other_changes = other_changes
@@ -204,6 +207,7 @@ def run_leg(
                 stdout=out,
                 stderr=err,
                 requests=stub.responses_requests(),
+                any_request=len(stub.requests),
                 outputs=stub.function_outputs(),
                 tree_changes=changes(before, snapshot(tree)),
                 other_changes=changes(before_other, snapshot(other)),
@@ -223,6 +227,34 @@ def _expand_call(call: FunctionCall, tree: Path, other: Path, port: int) -> Func
     return FunctionCall(call.name, arguments, custom=call.custom, namespace=call.namespace)
 
 
+def control_and_gated(
+    codex_bin: Path,
+    template: Template,
+    parent: Path,
+    *,
+    script: Sequence[FunctionCall],
+    model: str = "gpt-5",
+    setup: Setup | None = None,
+) -> tuple[Leg, Leg]:
+    """Both legs of a scenario, run side by side (separate trees, homes and stubs)."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [
+            pool.submit(
+                run_leg,
+                codex_bin,
+                template,
+                parent,
+                gated=gated,
+                script=script,
+                model=model,
+                setup=setup,
+            )
+            for gated in (False, True)
+        ]
+        control, gated_leg = (future.result() for future in futures)
+    return control, gated_leg
+
+
 # -- assertions --------------------------------------------------------------------------------
 def assert_control_wrote(leg: Leg, expected: Sequence[str], *, where: str = "tree") -> None:
     """The control leg must have run and made every expected change (`new: X`, ...)."""
@@ -239,7 +271,7 @@ def assert_gated_held(leg: Leg, *, tool_attempted: bool) -> None:
     assert leg.tree_changes == [], f"toolgate let the tree change\n{leg.describe()}"
     assert leg.other_changes == [], f"toolgate let the other dir change\n{leg.describe()}"
     if leg.returncode == 3:
-        assert leg.requests == [], f"refused (exit 3) but codex ran\n{leg.describe()}"
+        assert leg.any_request == 0, f"refused (exit 3) but codex ran\n{leg.describe()}"
         assert leg.stderr.strip(), f"refusal without a reason on stderr\n{leg.describe()}"
         return
     assert leg.returncode == 0, f"gated run neither refused (3) nor succeeded\n{leg.describe()}"
@@ -254,5 +286,5 @@ def assert_gated_held(leg: Leg, *, tool_attempted: bool) -> None:
 
 def assert_refused(leg: Leg) -> None:
     assert leg.returncode == 3, f"expected a refusal (exit 3)\n{leg.describe()}"
-    assert leg.requests == [], f"refused but codex ran\n{leg.describe()}"
+    assert leg.any_request == 0, f"refused but codex ran\n{leg.describe()}"
     assert leg.tree_changes == [] and leg.other_changes == [], leg.describe()

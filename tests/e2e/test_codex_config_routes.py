@@ -23,11 +23,13 @@ from tests.e2e.codex_harness import (
     ESCALATED_TOUCH,
     MCP_WRITER,
     TREE,
+    Leg,
+    Setup,
     assert_control_wrote,
     assert_gated_held,
     codex_env,
+    control_and_gated,
     exec_template,
-    run_leg,
 )
 from tests.e2e.stub_openai import FunctionCall, shell
 
@@ -50,14 +52,14 @@ def _mcp_server_toml(name: str = "w") -> str:
     )
 
 
-def _run_both(codex_bin: Path, tmp_path: Path, template: list[str], script, setup, model="gpt-5"):
-    control = run_leg(
-        codex_bin, template, tmp_path, gated=False, script=script, setup=setup, model=model
-    )
-    gated = run_leg(
-        codex_bin, template, tmp_path, gated=True, script=script, setup=setup, model=model
-    )
-    return control, gated
+def _run_both(
+    codex_bin: Path,
+    tmp_path: Path,
+    template: list[str],
+    script: tuple[FunctionCall, ...],
+    setup: Setup,
+) -> tuple[Leg, Leg]:
+    return control_and_gated(codex_bin, template, tmp_path, script=script, setup=setup)
 
 
 PLAIN_EXEC = exec_template(["exec"])

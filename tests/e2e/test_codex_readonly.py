@@ -35,11 +35,12 @@ from tests.e2e.codex_harness import (
     Setup,
     assert_control_wrote,
     assert_gated_held,
+    control_and_gated,
     exec_template,
     run_leg,
 )
 from tests.e2e.lanes import LANES_PREFIX
-from tests.e2e.stub_openai import FunctionCall, shell
+from tests.e2e.stub_openai import FINAL_TEXT, FunctionCall, shell
 
 pytestmark = pytest.mark.e2e
 
@@ -90,25 +91,9 @@ def both_legs(
     *,
     setup: Setup | None = None,
 ) -> tuple[Leg, Leg]:
-    control = run_leg(
-        codex_bin,
-        template,
-        tmp_path,
-        gated=False,
-        script=writer.calls,
-        model=writer.model,
-        setup=setup,
+    return control_and_gated(
+        codex_bin, template, tmp_path, script=writer.calls, model=writer.model, setup=setup
     )
-    gated = run_leg(
-        codex_bin,
-        template,
-        tmp_path,
-        gated=True,
-        script=writer.calls,
-        model=writer.model,
-        setup=setup,
-    )
-    return control, gated
 
 
 # -- 1. flags that widen the sandbox, each with every writer --------------------------------------
@@ -183,6 +168,22 @@ def test_output_last_message_relative_equals_form(codex_bin: Path, tmp_path: Pat
     control, gated = both_legs(codex_bin, tmp_path, template, Writer((), "gpt-5", ()))
     assert_control_wrote(control, ["new: last.txt"])
     assert_gated_held(gated, tool_attempted=False)
+
+
+def test_output_last_message_outside_the_tree_is_kept(codex_bin: Path, tmp_path: Path) -> None:
+    # The rewrite may keep -o when the file resolves outside the caller's tree: then the run
+    # goes ahead, the tree stays as it was and codex writes its last message out there.
+    gated = run_leg(
+        codex_bin,
+        exec_template(["exec", "-o", f"{TREE}-last.txt"]),
+        tmp_path,
+        gated=True,
+        script=(),
+    )
+    outside = tmp_path / "gated-tree-last.txt"
+    assert gated.returncode == 0, gated.describe()
+    assert gated.tree_changes == [], gated.describe()
+    assert outside.read_text().strip() == FINAL_TEXT, gated.describe()
 
 
 def test_worktree(codex_bin: Path, tmp_path: Path) -> None:
