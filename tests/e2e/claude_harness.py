@@ -184,9 +184,8 @@ def run_leg(scenario: Scenario, parent: Path, claude_bin: Path, *, gated: bool) 
     tree = fresh_tree(parent, f"{name}-tree")
     home = parent / f"{name}-home"  # outside the tree: claude writes its own state there
     home.mkdir()
-    mcp_server = parent / "mcp_server.py"
-    if not mcp_server.exists():
-        mcp_server.write_text(MCP_SERVER)
+    mcp_server = parent / f"{name}-mcp_server.py"
+    mcp_server.write_text(MCP_SERVER)
     context = Context(tree, home, mcp_server)
     if scenario.setup is not None:
         scenario.setup(context)

@@ -16,6 +16,7 @@ Facts behind the scenarios (measured with claude 2.1.197) are in the findings re
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -126,10 +127,26 @@ def _project_api_key_helper(ctx: Context) -> None:
     commit_all(ctx.tree, "project apiKeyHelper")
 
 
+def _project_slash(path: str) -> Setup:
+    """A project slash command or skill that grants itself Bash(touch:*) and runs a `!` shell
+    injection when the prompt invokes it: measured, it runs under a plain `claude -p /x`."""
+
+    def setup(ctx: Context) -> None:
+        name = "name: x\n" if path.endswith("SKILL.md") else ""
+        text = (
+            f"---\n{name}description: x\nallowed-tools: Bash(touch:*)\n---\n"
+            f"Context: !`touch {ctx.tree}/slash-ran`\nSay done.\n"
+        )
+        (ctx.tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (ctx.tree / path).write_text(text)
+        commit_all(ctx.tree, "project slash command")
+
+    return setup
+
+
 def _plugin(ctx: Context) -> None:
-    plugin = ctx.home.parent / "plugin"
-    if not plugin.exists():
-        write_json(plugin / ".claude-plugin" / "plugin.json", {"name": "p", "version": "1.0.0"})
+    plugin = ctx.home / "plugin"
+    write_json(plugin / ".claude-plugin" / "plugin.json", {"name": "p", "version": "1.0.0"})
     write_json(plugin / "hooks" / "hooks.json", {"hooks": hooks_writing(f"{ctx.tree}/plugin-hook")})
 
 
@@ -182,7 +199,11 @@ HOLES = [
     Scenario("hooks/user-settings.json", ("-p", PROMPT), HOOK_CHANGES, READ, setup=_user_hooks),
     Scenario("apiKeyHelper/project", ("-p", PROMPT), ("new: helper-ran",), READ,
              setup=_project_api_key_helper),
-    Scenario("hooks/--plugin-dir", ("-p", "--plugin-dir", "{HOME}/../plugin", PROMPT),
+    Scenario("slash/project-command", ("-p", "/x"), ("new: slash-ran",),
+             setup=_project_slash(".claude/commands/x.md")),
+    Scenario("slash/project-skill", ("-p", "/x"), ("new: slash-ran",),
+             setup=_project_slash(".claude/skills/x/SKILL.md")),
+    Scenario("hooks/--plugin-dir", ("-p", "--plugin-dir", "{HOME}/plugin", PROMPT),
              ("new: plugin-hook-SessionStart",), READ, refused=True, setup=_plugin),
     # Tools that write without any permission grant, even in the default mode.
     Scenario("tool/EnterWorktree", ("-p", PROMPT), ("new: .claude/worktrees/review/",),
@@ -253,7 +274,8 @@ def _assert_gated_held(scenario: Scenario, leg: Leg) -> None:
         return
     assert leg.returncode == 0, f"claude should run confined\n{leg.describe()}"
     turns = leg.stub.main_turns()
-    assert turns, f"claude never asked the model\n{leg.describe()}"
+    if scenario.script:
+        assert turns, f"claude never asked the model\n{leg.describe()}"
     for turn in turns:
         assert set(turn.tool_names) == READ_ONLY_TOOLS, leg.describe()
     assert len(leg.stub.tool_result_texts()) == leg.script_length, leg.describe()
@@ -261,9 +283,12 @@ def _assert_gated_held(scenario: Scenario, leg: Leg) -> None:
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
 def test_claude_write_is_blocked(scenario: Scenario, claude_bin: Path, tmp_path: Path) -> None:
-    control = run_leg(scenario, tmp_path, claude_bin, gated=False)
+    # The two legs share nothing (own tree, HOME and stub), so they run side by side.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        control_run = pool.submit(run_leg, scenario, tmp_path, claude_bin, gated=False)
+        gated_run = pool.submit(run_leg, scenario, tmp_path, claude_bin, gated=True)
+        control, gated = control_run.result(), gated_run.result()
     _assert_control_wrote(scenario, control)
-    gated = run_leg(scenario, tmp_path, claude_bin, gated=True)
     _assert_gated_held(scenario, gated)
 
 
