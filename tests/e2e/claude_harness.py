@@ -143,6 +143,15 @@ class Scenario:
     setup: Setup | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     stdin: str | None = None
+    toolgate_flags: tuple[str, ...] = ()
+    """Extra `toolgate dispatch` options for the gated leg (e.g. `--read-shell`)."""
+
+    @property
+    def gated_tools(self) -> frozenset[str]:
+        """The exact tool set the model may be offered under toolgate."""
+        if "--read-shell" in self.toolgate_flags:
+            return READ_ONLY_TOOLS | {"Bash"}
+        return READ_ONLY_TOOLS
 
 
 @dataclass
@@ -198,8 +207,8 @@ def run_leg(scenario: Scenario, parent: Path, claude_bin: Path, *, gated: bool) 
         env.update(context.fill(dict(scenario.env)))
         if gated:
             argv = toolgate_argv(
-                "dispatch", "--read-only", "--exec", "--cwd", str(tree),
-                "--caller-root", str(tree), "--", str(claude_bin), *args,
+                "dispatch", "--read-only", *scenario.toolgate_flags, "--exec",
+                "--cwd", str(tree), "--caller-root", str(tree), "--", str(claude_bin), *args,
             )  # fmt: skip
         else:
             argv = [str(claude_bin), *args]

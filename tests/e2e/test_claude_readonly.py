@@ -23,7 +23,6 @@ import pytest
 
 from tests.e2e.claude_harness import (
     PROMPT,
-    READ_ONLY_TOOLS,
     Context,
     Leg,
     Scenario,
@@ -249,7 +248,30 @@ HOLES = [
              ("new: .mcp.json",), refused=True),
 ]  # fmt: skip
 
-SCENARIOS = _permission_scenarios() + HOLES
+
+def _read_shell_scenarios() -> list[Scenario]:
+    """`--read-shell` offers Bash too, behind toolgate's PreToolUse hook: commands that write
+    must be refused by the hook (the control, with Bash allowed, shows each one writes)."""
+    commands = {
+        "touch": ("touch {TREE}/touched.txt", "new: touched.txt"),
+        "redirect": ("cat {TREE}/README.md > {TREE}/copy.txt", "new: copy.txt"),
+        "sed-i": ("sed -i s/sample/EDITED/ {TREE}/README.md", "changed: README.md"),
+        "git-branch": ("git branch evil", "changed: <git branches>"),
+        "sort-o": ("sort -o {TREE}/sorted.txt {TREE}/README.md", "new: sorted.txt"),
+    }
+    return [
+        Scenario(
+            f"read-shell/{name}",
+            ("-p", "--allowedTools", "Bash", "--", PROMPT),
+            (change,),
+            (ToolCall("Bash", {"command": command}),),
+            toolgate_flags=("--read-shell",),
+        )
+        for name, (command, change) in commands.items()
+    ]
+
+
+SCENARIOS = _permission_scenarios() + HOLES + _read_shell_scenarios()
 
 
 def _assert_control_wrote(scenario: Scenario, leg: Leg) -> None:
@@ -277,7 +299,7 @@ def _assert_gated_held(scenario: Scenario, leg: Leg) -> None:
     if scenario.script:
         assert turns, f"claude never asked the model\n{leg.describe()}"
     for turn in turns:
-        assert set(turn.tool_names) == READ_ONLY_TOOLS, leg.describe()
+        assert set(turn.tool_names) == scenario.gated_tools, leg.describe()
     assert len(leg.stub.tool_result_texts()) == leg.script_length, leg.describe()
 
 
@@ -292,9 +314,19 @@ def test_claude_write_is_blocked(scenario: Scenario, claude_bin: Path, tmp_path:
     _assert_gated_held(scenario, gated)
 
 
-def test_read_only_run_still_reads(claude_bin: Path, tmp_path: Path) -> None:
-    """The confinement is not a dead session: a Read under toolgate returns the file."""
-    scenario = Scenario("read", ("-p", PROMPT), (), READ)
+@pytest.mark.parametrize(
+    ("flags", "call"),
+    [
+        ((), READ[0]),
+        (("--read-shell",), ToolCall("Bash", {"command": "cat {TREE}/README.md"})),
+    ],
+    ids=["Read", "read-shell-cat"],
+)
+def test_read_only_run_still_reads(
+    flags: tuple[str, ...], call: ToolCall, claude_bin: Path, tmp_path: Path
+) -> None:
+    """The confinement is not a dead session: a read under toolgate returns the file."""
+    scenario = Scenario("read", ("-p", PROMPT), (), (call,), toolgate_flags=flags)
     gated = run_leg(scenario, tmp_path, claude_bin, gated=True)
     _assert_gated_held(scenario, gated)
     assert "# sample tree" in gated.stub.tool_result_texts()[0], gated.describe()
