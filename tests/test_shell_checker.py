@@ -582,10 +582,14 @@ BASH = shutil.which("bash")
 
 
 def _bash_words(command: str, cwd: Path) -> list[str]:
-    """The words bash passes to the program: `printf '%s\\0'` stands in for it."""
+    """The words bash passes to the program: `printf '%s\\0'` stands in for it.
+
+    Globbing is off (`set -f`): this compares quote and backslash removal; which names a glob
+    expands to depends on the filesystem (`/*` does match), and the glob rule is tested apart.
+    """
     assert BASH is not None
     done = subprocess.run(
-        [BASH, "--norc", "--noprofile", "-c", "printf '%s\\0' " + command],
+        [BASH, "--norc", "--noprofile", "-c", "set -f; printf '%s\\0' " + command],
         cwd=cwd,
         capture_output=True,
         check=False,

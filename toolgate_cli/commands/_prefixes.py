@@ -12,7 +12,9 @@ from toolgate_cli.shell import prefix_problem
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _validate(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[str]:
+def validate_prefixes(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> list[str]:
     for value in values:
         problem = prefix_problem(value)
         if problem is not None:
@@ -27,7 +29,7 @@ def allow_bash_prefix_option(function: F) -> F:
         "allow_bash_prefixes",
         metavar="PREFIX",
         multiple=True,
-        callback=_validate,
+        callback=validate_prefixes,
         help="Also admit commands starting with these whole words (repeatable), under the same "
         "syntax and argument checks. Programs that run other programs (env, sudo, sh, python, "
         "npm, ...) are refused even here.",

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
+from toolgate_cli.commands._prefixes import validate_prefixes
 from toolgate_cli.decision import DispatchRequest
 from toolgate_cli.lanes.base import LaneInvocation, PassFlag, RewriteOptions
 
@@ -40,6 +41,7 @@ def dispatch_options(command: F) -> F:
             "bash_prefixes",
             metavar="PREFIX",
             multiple=True,
+            callback=validate_prefixes,
             help="With --read-shell: allow commands starting with PREFIX too (same checks).",
         ),
         click.option(
@@ -176,9 +178,6 @@ def build_request(params: dict[str, Any]) -> DispatchRequest:
         raise click.UsageError("--read-shell needs --read-only")
     if params["bash_prefixes"] and not params["read_shell"]:
         raise click.UsageError("--allow-bash-prefix needs --read-shell")
-    for prefix in params["bash_prefixes"]:
-        if not prefix.strip():
-            raise click.UsageError("--allow-bash-prefix: empty prefix")
     if params["cwd"] is not None and not params["cwd"]:
         raise click.UsageError("--cwd: empty path")
     if params["caller_root"] is not None and not params["caller_root"]:

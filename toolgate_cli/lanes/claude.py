@@ -352,13 +352,17 @@ def _read_only_flags(
     tools = READ_ONLY_TOOLS
     denied: tuple[str, ...] = READ_ONLY_DENIED
     if options.read_shell_hook is not None:
+        # Bash exists for the model but is NOT allowed: only the hook's allow lets a command run.
+        # Measured: with Bash in --allowedTools a hook that crashes fails open; without it,
+        # dontAsk denies whatever the hook did not explicitly allow.
         tools = (*READ_ONLY_TOOLS, "Bash")
         denied = tuple(name for name in READ_ONLY_DENIED if name != "Bash")
+    allowed = ",".join(READ_ONLY_TOOLS)
     deny_words = [",".join(denied)]
     deny_words.extend(dict.fromkeys(w for w in template_denies if w not in deny_words))
     flags: list[tuple[str, tuple[str, ...], str]] = [
         ("--tools", ("--tools", ",".join(tools)), "only these tools exist for the model"),
-        ("--allowedTools", ("--allowedTools", ",".join(tools)), "only these run without asking"),
+        ("--allowedTools", ("--allowedTools", allowed), "only these run without asking"),
         ("--disallowedTools", ("--disallowedTools", *deny_words), "writers denied by name"),
         ("--strict-mcp-config", ("--strict-mcp-config",), "no MCP server from any config file"),
         (
@@ -372,7 +376,7 @@ def _read_only_flags(
             (
                 "--settings",
                 ("--settings", read_shell_settings(options.read_shell_hook)),
-                "every Bash command is checked by toolgate before it runs",
+                "Bash runs only when toolgate's PreToolUse hook admits the command",
             )
         )
     flags.append(
