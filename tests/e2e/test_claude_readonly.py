@@ -258,6 +258,12 @@ def _read_shell_scenarios() -> list[Scenario]:
         "sed-i": ("sed -i s/sample/EDITED/ {TREE}/README.md", "changed: README.md"),
         "git-branch": ("git branch evil", "changed: <git branches>"),
         "sort-o": ("sort -o {TREE}/sorted.txt {TREE}/README.md", "new: sorted.txt"),
+        "echo-redirect": ("echo hi > {TREE}/f", "new: f"),
+        # `git -c core.pager=...` would be the classic, but claude's Bash sets GIT_PAGER, so the
+        # control never runs the pager; an alias reaches the same `-c` hole and does write.
+        "git-c-alias": ("git -c alias.hi='!touch {TREE}/aliased.txt' hi", "new: aliased.txt"),
+        "find-delete": ("find {TREE}/src -delete", "gone: src/app.py"),
+        "chain": ("ls {TREE} && rm {TREE}/README.md", "gone: README.md"),
     }
     return [
         Scenario(
@@ -319,8 +325,9 @@ def test_claude_write_is_blocked(scenario: Scenario, claude_bin: Path, tmp_path:
     [
         ((), READ[0]),
         (("--read-shell",), ToolCall("Bash", {"command": "cat {TREE}/README.md"})),
+        (("--read-shell",), ToolCall("Bash", {"command": "ls {TREE}"})),
     ],
-    ids=["Read", "read-shell-cat"],
+    ids=["Read", "read-shell-cat", "read-shell-ls"],
 )
 def test_read_only_run_still_reads(
     flags: tuple[str, ...], call: ToolCall, claude_bin: Path, tmp_path: Path
@@ -329,4 +336,5 @@ def test_read_only_run_still_reads(
     scenario = Scenario("read", ("-p", PROMPT), (), (call,), toolgate_flags=flags)
     gated = run_leg(scenario, tmp_path, claude_bin, gated=True)
     _assert_gated_held(scenario, gated)
-    assert "# sample tree" in gated.stub.tool_result_texts()[0], gated.describe()
+    expected = "README.md" if call.input.get("command", "").startswith("ls") else "# sample tree"
+    assert expected in gated.stub.tool_result_texts()[0], gated.describe()
