@@ -326,7 +326,7 @@ def test_a_refused_flag_glued_to_harmless_ones_is_refused_and_named() -> None:
 
 
 def test_inserted_flags_go_before_the_terminator_and_the_tail_is_untouched() -> None:
-    tail = ("--", "--dangerously-skip-permissions", "--permission-mode", "bypassPermissions")
+    tail = ("--", "-x-not-an-option", "--permission", "bypassPermissions please")
     result = ok("-p", *tail)
     args = result.invoke.args
     assert args[args.index("--") :] == tail
@@ -337,8 +337,27 @@ def test_inserted_flags_go_before_the_terminator_and_the_tail_is_untouched() -> 
 
 
 def test_only_the_first_double_dash_terminates() -> None:
-    result = ok("-p", "--", "review it", "--", "--tools", "Bash")
-    assert result.invoke.args[-5:] == ("--", "review it", "--", "--tools", "Bash")
+    result = ok("-p", "--", "review it", "--", "--toolz", "Bash")
+    assert result.invoke.args[-5:] == ("--", "review it", "--", "--toolz", "Bash")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("-p", "--", "--dangerously-skip-permissions"),
+        ("-p", "--", "review it", "--permission-mode", "bypassPermissions"),
+        ("-p", "--model", "--tmux", "review it"),
+        ("-p", "--append-system-prompt", "-w", "review it"),
+        ("--model", "-p", "review it"),
+        ("-p", "--add-dir", "src", "--resume", "review it", "--", "-c"),
+    ],
+    ids=["tail-bypass", "tail-mode", "value-tmux", "value-w", "value-p", "tail-c"],
+)
+def test_an_option_name_out_of_place_is_refused(args: tuple[str, ...]) -> None:
+    # claude scans its raw argv for several switches before commander parses it, so a word
+    # that spells an option is refused wherever it is not that option.
+    result = refused(*args)
+    assert "spells a claude option" in result.reason
 
 
 def test_a_double_dash_taken_as_a_value_does_not_protect_what_follows() -> None:

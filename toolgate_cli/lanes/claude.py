@@ -30,6 +30,8 @@ from toolgate_cli.argv import (
     Dialect,
     FlagSpec,
     FlagTable,
+    Item,
+    ItemKind,
     looks_like_option,
     tokenize,
 )
@@ -304,6 +306,7 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
 
     walk = walk_items(items, args, options, LANE)
     _refuse_anywhere_words(args, walk)
+    _refuse_option_names_out_of_place(args, items, table, walk)
     printing = any(
         item.spec is not None and args[item.start] in PRINT_WORDS and not item.glued
         for item in items
@@ -360,6 +363,29 @@ def _refuse_anywhere_words(args: Sequence[str], walk: Walk) -> None:
                 f"{word!r} anywhere in claude's arguments {reason}; remove it (claude reads it "
                 "even after -- and inside the prompt position)"
             )
+
+
+def _refuse_option_names_out_of_place(
+    args: Sequence[str], items: Sequence[Item], table: FlagTable, walk: Walk
+) -> None:
+    """Refuse a word that spells one of claude's options but stands as a value, a prompt or
+    after `--`.
+
+    commander reads such a word as data, but claude also scans its raw argv for several
+    switches before commander runs (measured: `-p`, `--bg`, `--tmux` with `-w`; read in the
+    binary: `--handle-uri`, `--agent-teams`, `-c`/`--resume`). Refusing the whole class keeps a
+    switch hidden in a value from acting, in this version and the next.
+    """
+    option_words = {item.start for item in items if item.kind is ItemKind.OPTION}
+    for index, word in enumerate(args):
+        name = word.partition("=")[0] if word.startswith("--") else word
+        if index in option_words or table.get(name) is None:
+            continue
+        walk.changes.append(Change("refused", name, (word,), "an option name out of place"))
+        walk.refusals.append(
+            f"{word!r} spells a claude option but stands as a value or prompt; claude scans its "
+            "raw arguments for some options, so toolgate refuses it there: reword it"
+        )
 
 
 def _read_only_flags(
