@@ -259,26 +259,26 @@ def startup_commands(runner: Runner) -> tuple[list[Command], str | None]:
 # ---------------------------------------------------------------------------------------------
 
 
-def per_second(function: Callable[[], object], budget: float) -> float:
-    """Calls of `function` per CPU-second of this process: the median of 5 batches taking about
-    `budget` in all. CPU time, not wall time: on a busy machine the wall clock also counts the
-    time other processes held the CPU."""
+def per_second(function: Callable[[], object], budget: float) -> tuple[float, float]:
+    """Calls of `function` per CPU-second of this process, median and best of 9 batches taking
+    about `budget` in all. CPU time, not wall time: on a busy machine the wall clock also counts
+    the time other processes held the CPU; the best batch is the one least disturbed."""
     batch = 1
     while True:
         start = time.process_time()
         for _ in range(batch):
             function()
         elapsed = time.process_time() - start
-        if elapsed >= budget / 20 or batch >= 1 << 24:
+        if elapsed >= budget / 30 or batch >= 1 << 24:
             break
         batch *= 2
     rates = []
-    for _ in range(5):
+    for _ in range(9):
         start = time.process_time()
         for _ in range(batch):
             function()
         rates.append(batch / max(time.process_time() - start, 1e-9))
-    return statistics.median(rates)
+    return statistics.median(rates), max(rates)
 
 
 def seconds_per_call(function: Callable[[], object], budget: float) -> float:
@@ -480,23 +480,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     ratio(dispatch_claude, floor, None, "dispatch claude / python3 -c pass")
 
     print()
-    print(f"In-process throughput, per CPU-second (median of 5 batches, about {budget:g} s a row)")
+    print(
+        "In-process throughput, calls per CPU-second "
+        f"(median and best of 9 batches, about {budget:g} s a row)"
+    )
+    print(f"  {'call':<86} {'outcome':<9} {'median':>9} {'best':>9}")
+
+    def rate_row(label: str, outcome: str, rates: tuple[float, float], target: str = "") -> None:
+        median, best = rates
+        print(f"  {label:<86} {outcome:<9} {median:9,.0f} {best:9,.0f}  {target}")
+
     for label, invocation in THROUGHPUT_INVOCATIONS:
-        result = read_only_invoke(invocation)
-        rate = per_second(lambda inv=invocation: read_only_invoke(inv), budget)
-        outcome = "rewritten" if result.ok else "refused"
-        print(
-            f"  read_only_invoke {label:<82} {rate:10,.0f}/s ({outcome})  "
+        outcome = "rewritten" if read_only_invoke(invocation).ok else "refused"
+        rates = per_second(lambda inv=invocation: read_only_invoke(inv), budget)
+        target = (
             f"target >= {TARGET_REWRITES_PER_SECOND:,}/s: "
-            f"{_verdict(rate, TARGET_REWRITES_PER_SECOND, False)}"
+            f"{_verdict(rates[0], TARGET_REWRITES_PER_SECOND, False)}"
         )
+        rate_row(f"read_only_invoke: {label}", outcome, rates, target)
     for command_text in THROUGHPUT_COMMANDS:
-        verdict = check_read_only_command(command_text)
-        rate = per_second(lambda text=command_text: check_read_only_command(text), budget)
-        outcome = "admitted" if verdict.ok else "refused"
-        print(f"  check_read_only_command {command_text!r:<75} {rate:10,.0f}/s ({outcome})")
-    rate = per_second(lambda: decide_pretooluse(HOOK_EVENT), budget)
-    print(f"  decide_pretooluse (the Bash event above){'':<59} {rate:10,.0f}/s")
+        outcome = "admitted" if check_read_only_command(command_text).ok else "refused"
+        rates = per_second(lambda text=command_text: check_read_only_command(text), budget)
+        rate_row(f"check_read_only_command: {command_text}", outcome, rates)
+    rates = per_second(lambda: decide_pretooluse(HOOK_EVENT), budget)
+    rate_row("decide_pretooluse: the Bash event above", "allow", rates)
 
     print()
     print("Scaling, pure rewrite (read_only_invoke): CPU time of one call (median)")
