@@ -109,6 +109,7 @@ ANYWHERE_PREFIXES: dict[str, str] = {
     "cc://": "a deep link: claude connects to another session",
     "cc+unix://": "a deep link: claude connects to another session",
 }
+_ANYWHERE_PREFIX_TUPLE = tuple(ANYWHERE_PREFIXES)
 
 
 def _debug_file(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
@@ -330,12 +331,14 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
 
 def _refuse_anywhere_words(args: Sequence[str], walk: Walk) -> None:
     """Refuse the words claude acts on wherever they stand, the `--` tail and prompt included."""
+    # A set, built once: asking every change about every word was quadratic in the argv length.
+    refused_words = {word for c in walk.changes if c.action == "refused" for word in c.words}
     for word in args:
         reason = ANYWHERE_WORDS.get(word)
-        if reason is None:
+        if reason is None and word.startswith(_ANYWHERE_PREFIX_TUPLE):
             reason = next((r for p, r in ANYWHERE_PREFIXES.items() if word.startswith(p)), None)
-        already = any(c.action == "refused" and word in c.words for c in walk.changes)
-        if reason is not None and not already:
+        if reason is not None and word not in refused_words:
+            refused_words.add(word)
             walk.changes.append(Change("refused", word.split("=")[0], (word,), reason))
             walk.refusals.append(
                 f"{word!r} anywhere in claude's arguments {reason}; remove it (claude reads it "
