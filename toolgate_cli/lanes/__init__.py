@@ -81,7 +81,7 @@ _WINDOWS_SUFFIX = re.compile(r"\.(exe|cmd|bat|ps1)$", re.IGNORECASE)
 
 def lane_kind(command: str) -> str:
     """The lane kind named by `command`: its basename (either slash), minus a Windows suffix."""
-    base = re.split(r"[\\/]", command)[-1]
+    base = command.rpartition("/")[2].rpartition("\\")[2]
     return _WINDOWS_SUFFIX.sub("", base)
 
 

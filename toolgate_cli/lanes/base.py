@@ -126,6 +126,8 @@ def pass_flag_specs(
     Raises ValueError when a declaration names an option the lane's table already knows: the
     table's verdict on a known option is never overridden from the command line.
     """
+    if not options.pass_flags:
+        return ()  # the usual case: no set of every known name to build
     known_names = set(known)
     rows = []
     for declared in options.pass_flags:

@@ -371,6 +371,11 @@ READ_ONLY_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 """What toolgate puts right after `exec`, in this order (clap: one `-s` per subcommand)."""
 
 
+_KNOWN_OPTION_NAMES = frozenset(
+    {*TOP_FLAGS.names(), *EXEC_FLAGS.names(), *EXEC_REVIEW_FLAGS.names()}
+)
+
+
 def _validate_pass_config(options: RewriteOptions) -> None:
     for declared in options.pass_config:
         rule = _config_rule(declared)
@@ -386,8 +391,7 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     args = invocation.args
     try:
         _validate_pass_config(options)
-        known = {*TOP_FLAGS.names(), *EXEC_FLAGS.names(), *EXEC_REVIEW_FLAGS.names()}
-        extra = pass_flag_specs(options, known, LANE)
+        extra = pass_flag_specs(options, _KNOWN_OPTION_NAMES, LANE)
         top_items, at = tokenize(
             args, TOP_FLAGS.with_extra(extra), Dialect.CLAP, stop_at_positional=lambda _: True
         )
