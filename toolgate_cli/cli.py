@@ -16,9 +16,12 @@ from toolgate_cli import __version__, exitcodes
 # command name -> (module, attribute). Order here is the order `toolgate --help` lists them.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "dispatch": ("toolgate_cli.commands.dispatch", "dispatch"),
+    "explain": ("toolgate_cli.commands.explain", "explain_command"),
     "rules": ("toolgate_cli.commands.rules", "rules"),
     "check-command": ("toolgate_cli.commands.check_command", "check_command"),
     "hook": ("toolgate_cli.commands.hook", "hook"),
+    "lanes": ("toolgate_cli.commands.lanes", "lanes"),
+    "completion": ("toolgate_cli.commands.completion", "completion"),
 }
 
 ROOT_HELP = """Make a coding-agent lane's own CLI enforce read-only, or refuse with a reason.
@@ -29,7 +32,8 @@ Example:
 
 \b
 Exit status: 0 ok, 1 not admitted (check-command, rules), 2 usage error,
-3 refused, 126/127 --exec could not run the lane, 70 internal error.
+3 refused, 70 internal error, 73 cannot write (completion --install),
+126/127 --exec could not run the lane.
 """
 
 

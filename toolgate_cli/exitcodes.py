@@ -18,6 +18,9 @@ REFUSED = 3
 INTERNAL = 70
 """A bug in toolgate (EX_SOFTWARE): reported in one line, never as a traceback."""
 
+CANNOT_CREATE = 73
+"""A file toolgate was asked to write could not be written (EX_CANTCREAT): completion --install."""
+
 NOT_EXECUTABLE = 126
 """--exec: the lane binary exists but cannot be executed (the shell's convention)."""
 

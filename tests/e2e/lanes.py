@@ -45,8 +45,16 @@ def install() -> None:
     LANES_PREFIX.mkdir(parents=True, exist_ok=True)
     specs = [f"{package}@{version}" for package, version, _ in PINNED.values()]
     subprocess.run(
-        [npm, "install", "--prefix", str(LANES_PREFIX), "--no-audit", "--no-fund",
-         "--no-save", *specs],
+        [
+            npm,
+            "install",
+            "--prefix",
+            str(LANES_PREFIX),
+            "--no-audit",
+            "--no-fund",
+            "--no-save",
+            *specs,
+        ],
         check=True,
     )
     for kind in PINNED:

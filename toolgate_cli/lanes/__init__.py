@@ -48,14 +48,17 @@ class Lane:
 LANES: dict[str, Lane] = {
     "claude": Lane(
         "claude",
-        "--permission-mode dontAsk, --tools/--allowedTools = Read,Glob,Grep,WebFetch,WebSearch, "
-        "writers in --disallowedTools, --strict-mcp-config",
+        "headless (-p) runs only; --permission-mode dontAsk, --tools/--allowedTools = "
+        "Read,Glob,Grep,WebFetch,WebSearch, writers in --disallowedTools, --strict-mcp-config, "
+        '--setting-sources ""',
         claude.VERSIONS_PROVEN,
         claude.rewrite,
     ),
     "codex": Lane(
         "codex",
-        "--sandbox read-only (codex's own sandbox); exec, exec review and review only",
+        "--sandbox read-only (codex's own sandbox), --ignore-user-config, --ignore-rules, "
+        '--disable hooks, -c approval_policy="never"; exec and exec review only '
+        "(review runs as exec review)",
         codex.VERSIONS_PROVEN,
         codex.rewrite,
     ),
