@@ -53,9 +53,14 @@ Verdict = Allowed | Refused
 
 def resolve_read_only_cwd(cwd: str | None, fallback: str | None = None) -> str:
     """The directory a dispatch will actually run in: the caller's `cwd`, else `fallback`,
-    else the current directory; made absolute (not yet resolved through symlinks)."""
+    else the current directory; made absolute (not yet resolved through symlinks).
+
+    Not normalised: `..` must keep its meaning for the OS, where `link/..` is the parent of the
+    link's target, not the directory holding the link (`os.path.abspath` would drop `link/..`
+    lexically and judge a different directory than the one the caller named).
+    """
     chosen = cwd if cwd else (fallback if fallback else os.getcwd())
-    return os.path.abspath(chosen)
+    return chosen if os.path.isabs(chosen) else os.path.join(os.getcwd(), chosen)
 
 
 def is_within(path: str, root: str) -> bool:
