@@ -56,8 +56,24 @@ def dispatch(output: str, **params: Any) -> int:  # noqa: ANN401 - click passes 
 
 
 def _print_json(decision: DispatchDecision) -> None:
-    text = json.dumps(decision.as_json(), ensure_ascii=False, indent=None)
-    sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape") + b"\n")
+    """Write the decision as one line of JSON, or nothing and a usage error when a value in it
+    (a path, an environment value) holds bytes that are not UTF-8: JSON text is UTF-8, and
+    writing the raw bytes back would give the reader something that is not JSON."""
+    payload = decision.as_json()
+    text = json.dumps(payload, ensure_ascii=False, indent=None)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        fields = [
+            key
+            for key, value in payload.items()
+            if non_utf8_argument([json.dumps(value, ensure_ascii=False)]) is not None
+        ]
+        raise click.UsageError(
+            f"{', '.join(fields) or 'the result'} is not valid UTF-8, so JSON cannot carry it "
+            "(--exec passes it through byte for byte)"
+        ) from None
+    sys.stdout.buffer.write(data + b"\n")
     sys.stdout.flush()
 
 
