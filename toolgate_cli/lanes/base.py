@@ -143,6 +143,28 @@ def pass_flag_specs(
     return tuple(rows)
 
 
+REASONS_SHOWN = 5
+"""How many refusal lines a joined reason spells out; `changes` still lists every one."""
+
+
+def joined_refusals(refusals: Sequence[str]) -> str:
+    """The reason of a refused rewrite: its refusal lines joined with "; ", each distinct line
+    once (with how many times it occurred, when more than once) and at most `REASONS_SHOWN` of
+    them, then how many more. Bounded on purpose: a template that repeats a refused flag 100,000
+    times must not turn into a reason of megabytes."""
+    counts: dict[str, int] = {}
+    for line in refusals:
+        counts[line] = counts.get(line, 0) + 1
+    shown = [
+        line if count == 1 else f"{line} ({count:,} times)"
+        for line, count in list(counts.items())[:REASONS_SHOWN]
+    ]
+    hidden = len(counts) - len(shown)
+    if hidden:
+        shown.append(f"and {hidden:,} more (each is listed in changes)")
+    return "; ".join(shown)
+
+
 def option_change(item: Item, args: Sequence[str], action: Action, reason: str) -> Change:
     """The change entry for one option item of the template."""
     name = item.spec.canonical if item.spec is not None else item.written

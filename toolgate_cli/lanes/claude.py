@@ -44,6 +44,7 @@ from toolgate_cli.lanes.base import (
     argv_refusal,
     env_changes,
     first_operand,
+    joined_refusals,
     output_file_outside_tree,
     pass_flag_specs,
     walk_items,
@@ -308,7 +309,7 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     changes = walk.changes + env_found
     refusals = walk.refusals + env_refusals
     if refusals:
-        return RewriteRefused("; ".join(refusals), tuple(changes), LANE)
+        return RewriteRefused(joined_refusals(refusals), tuple(changes), LANE)
 
     template_denies = [
         word

@@ -45,6 +45,7 @@ from toolgate_cli.lanes.base import (
     argv_refusal,
     env_changes,
     first_operand,
+    joined_refusals,
     output_file_outside_tree,
     pass_flag_specs,
     walk_items,
@@ -466,7 +467,7 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     changes.extend(env_found)
     refusals.extend(env_refusals)
     if refusals:
-        return RewriteRefused("; ".join(refusals), tuple(changes), LANE)
+        return RewriteRefused(joined_refusals(refusals), tuple(changes), LANE)
 
     added = tuple(word for _, words, _ in READ_ONLY_FLAGS for word in words)
     changes.extend(Change("added", flag, words, reason) for flag, words, reason in READ_ONLY_FLAGS)
@@ -515,4 +516,4 @@ def _refuse_subcommand(
     env_found, env_refusals = env_changes(invocation.env, ENV_RULES, options, LANE)
     changes.extend(env_found)
     refusals.extend(env_refusals)
-    return RewriteRefused("; ".join(refusals), tuple(changes), LANE)
+    return RewriteRefused(joined_refusals(refusals), tuple(changes), LANE)
