@@ -11,6 +11,7 @@ import click
 from toolgate_cli import exitcodes
 from toolgate_cli.commands.common import build_request, dispatch_options, non_utf8_argument
 from toolgate_cli.decision import DispatchDecision, decide_dispatch
+from toolgate_cli.messages import shortened
 
 HELP = """Judge a lane invocation and rewrite it so the lane's own CLI enforces read-only.
 
@@ -50,7 +51,7 @@ def dispatch(output: str, **params: Any) -> int:  # noqa: ANN401 - click passes 
         return _exec(decision)
     _print_json(decision)
     if not decision.ok:
-        click.echo(f"toolgate: refused: {decision.refusal}", err=True)
+        click.echo(f"toolgate: refused: {shortened(decision.refusal or '')}", err=True)
         return exitcodes.REFUSED
     return exitcodes.OK
 
@@ -81,12 +82,12 @@ def _exec(decision: DispatchDecision) -> int:
     from toolgate_cli.execlane import ExecFailure, exec_lane
 
     if not decision.ok or decision.invoke is None:
-        click.echo(f"toolgate: refused: {decision.refusal}", err=True)
+        click.echo(f"toolgate: refused: {shortened(decision.refusal or '')}", err=True)
         return exitcodes.REFUSED
     root = decision.caller_root if decision.read_only else None
     try:
         exec_lane(decision.invoke, decision.cwd, root)
     except ExecFailure as failure:
-        click.echo(f"toolgate: {failure.message}", err=True)
+        click.echo(f"toolgate: {shortened(failure.message)}", err=True)
         return failure.status
     return exitcodes.OK  # pragma: no cover - exec_lane returns only with a test double
