@@ -10,6 +10,25 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it; imported on first attribute access.
 _LAZY_EXPORTS: dict[str, str] = {
+    # the verdict: may a read-only dispatch run here at all (seed 000)
+    "ReadOnlyRequest": "toolgate_cli.verdict",
+    "Allowed": "toolgate_cli.verdict",
+    "Refused": "toolgate_cli.verdict",
+    "read_only_verdict": "toolgate_cli.verdict",
+    "resolve_read_only_cwd": "toolgate_cli.verdict",
+    # the lane rewrites (seed 000)
+    "LaneInvocation": "toolgate_cli.lanes",
+    "RewriteOptions": "toolgate_cli.lanes",
+    "Rewritten": "toolgate_cli.lanes",
+    "RewriteRefused": "toolgate_cli.lanes",
+    "Change": "toolgate_cli.lanes",
+    "lane_kind": "toolgate_cli.lanes",
+    "read_only_invoke": "toolgate_cli.lanes",
+    "PassFlag": "toolgate_cli.lanes.base",
+    # verdict then rewrite, as `toolgate dispatch` does it
+    "DispatchRequest": "toolgate_cli.decision",
+    "DispatchDecision": "toolgate_cli.decision",
+    "decide_dispatch": "toolgate_cli.decision",
     # the permission-rule grammar (seed 003)
     "ParsedRule": "toolgate_cli.rules",
     "RuleReject": "toolgate_cli.rules",
@@ -38,6 +57,58 @@ _LAZY_EXPORTS: dict[str, str] = {
     "READ_TOOLS": "toolgate_cli.hook",
     "decide_pretooluse": "toolgate_cli.hook",
 }
+
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the same names, for type checkers and IDEs (never imported at run time)
+    from toolgate_cli.decision import DispatchDecision, DispatchRequest, decide_dispatch
+    from toolgate_cli.hook import READ_TOOLS, decide_pretooluse
+    from toolgate_cli.lanes import (
+        Change,
+        LaneInvocation,
+        RewriteOptions,
+        RewriteRefused,
+        Rewritten,
+        lane_kind,
+        read_only_invoke,
+    )
+    from toolgate_cli.lanes.base import PassFlag
+    from toolgate_cli.rules import (
+        BREADTH_WARNING_CODES,
+        INTERPRETER_HEADS,
+        MAX_RULE_TEXT_LENGTH,
+        REJECT_CODES,
+        Admission,
+        BreadthWarning,
+        ParsedRule,
+        RuleReject,
+        command_admission,
+        directory_rule_admits,
+        format_allow_rule_text,
+        lexical_normal_absolute_path_of,
+        parse_allow_rule_text,
+        path_admission,
+        path_within_root,
+        rule_admits_command,
+        rule_breadth_warnings_of,
+    )
+    from toolgate_cli.shell import (
+        READ_BASH_PREFIXES,
+        ShellVerdict,
+        check_read_only_command,
+        has_unsafe_shell_syntax,
+        prefix_problem,
+        shell_words,
+    )
+    from toolgate_cli.verdict import (
+        Allowed,
+        ReadOnlyRequest,
+        Refused,
+        read_only_verdict,
+        resolve_read_only_cwd,
+    )
+
+__all__ = sorted(_LAZY_EXPORTS)
 
 
 def __getattr__(name: str) -> object:

@@ -342,6 +342,7 @@ FORBIDDEN_ARGUMENTS: dict[str, dict[str, str]] = {
     "diff": {
         "--paginate": "runs the `pr` program on the output",
         "-l": "runs the `pr` program on the output (--paginate)",
+        "--output": "some diff implementations write their result to this file",
     },
 }
 """command -> forbidden argument -> why. How an entry matches, by its spelling:

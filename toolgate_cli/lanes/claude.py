@@ -69,10 +69,20 @@ READ_ONLY_DENIED: tuple[str, ...] = (
     "Agent",
     "EnterWorktree",
     "ExitWorktree",
+    "CronCreate",
+    "CronDelete",
+    "ScheduleWakeup",
+    "Workflow",
+    "SendMessage",
+    "TaskStop",
+    "Skill",
 )
 """Writers named in `--disallowedTools` on top of being absent from the allow list, so a future
-built-in that slips into the default tool set is still refused. claude 2.1.197 prints a warning
-for deny names it does not know (MultiEdit, say); that is harmless."""
+built-in that slips into the default tool set is still refused. Measured with 2.1.197: a
+durable CronCreate writes `.claude/scheduled_tasks.json` and EnterWorktree creates a worktree
+with no permission asked, and tree skills run their shell snippets; only `--tools` keeps them
+out, this list is the second lock. claude prints a warning for deny names it does not know
+(MultiEdit, say); that is harmless."""
 
 SUBCOMMANDS: frozenset[str] = frozenset(
     {

@@ -74,7 +74,7 @@ CONFIG_KEYS: tuple[tuple[str, Action, str], ...] = (
     ("profile", REFUSE, "a profile can set sandbox, MCP servers, notify"),
     ("profiles.*", REFUSE, "a profile can set sandbox, MCP servers, notify"),
     ("features.*", REFUSE, "feature toggles change tools, unverified"),
-    ("shell_environment_policy.*", KEEP, "environment of sandboxed commands"),
+    ("shell_environment_policy.*", REFUSE, "its PATH picks the bwrap that builds the sandbox"),
     ("model", KEEP, "model choice"),
     ("review_model", KEEP, "model choice"),
     ("model_provider", KEEP, "model endpoint"),

@@ -1,0 +1,231 @@
+"""Writes that reach the tree through codex's configuration, not through the template's flags.
+
+The template is a plain `codex exec`; what widens the run is a file in CODEX_HOME (the user's
+config, a profile, execpolicy rules, trusted hooks) or the project's `.codex/` layer that the
+user's config trusts. Each was measured with codex 0.171.0 to write into the tree under
+`codex exec --sandbox read-only` (the seed's rewrite). The CONTROL leg runs the template
+directly; the GATED leg runs it through `toolgate dispatch --read-only --exec` and nothing may
+change. Measured closers: `--ignore-user-config`, `--ignore-rules`, `--disable hooks`,
+`-c approval_policy="never"` (details in the lead's findings notes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.codex_harness import (
+    ESCALATED_TOUCH,
+    MCP_WRITER,
+    TREE,
+    Leg,
+    Setup,
+    assert_control_wrote,
+    assert_gated_held,
+    codex_env,
+    control_and_gated,
+    exec_template,
+)
+from tests.e2e.stub_openai import FunctionCall, shell
+
+pytestmark = pytest.mark.e2e
+
+TOUCH = (shell("touch X"),)
+
+
+def _write_config(codex_home: Path, text: str, name: str = "config.toml") -> None:
+    codex_home.mkdir(parents=True, exist_ok=True)
+    with (codex_home / name).open("a", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def _mcp_server_toml(name: str = "w") -> str:
+    return (
+        f"[mcp_servers.{name}]\n"
+        f"command = {json.dumps(sys.executable)}\n"
+        f'args = [{json.dumps(str(MCP_WRITER))}, "--readonly-hint"]\n'
+    )
+
+
+def _run_both(
+    codex_bin: Path,
+    tmp_path: Path,
+    template: list[str],
+    script: tuple[FunctionCall, ...],
+    setup: Setup,
+) -> tuple[Leg, Leg]:
+    return control_and_gated(codex_bin, template, tmp_path, script=script, setup=setup)
+
+
+PLAIN_EXEC = exec_template(["exec"])
+
+
+def test_user_config_sandbox_mode(codex_bin: Path, tmp_path: Path) -> None:
+    # codex exec without flags takes sandbox_mode from the user's config.
+    def setup(tree: Path, home: Path) -> None:
+        _write_config(home, 'sandbox_mode = "danger-full-access"\n')
+
+    control, gated = _run_both(codex_bin, tmp_path, PLAIN_EXEC, TOUCH, setup)
+    assert_control_wrote(control, ["new: X"])
+    assert_gated_held(gated, tool_attempted=True)
+
+
+def test_user_config_permission_profile(codex_bin: Path, tmp_path: Path) -> None:
+    def setup(tree: Path, home: Path) -> None:
+        _write_config(home, 'default_permissions = ":danger-full-access"\n')
+
+    control, gated = _run_both(codex_bin, tmp_path, PLAIN_EXEC, TOUCH, setup)
+    assert_control_wrote(control, ["new: X"])
+    assert_gated_held(gated, tool_attempted=True)
+
+
+def test_profile_flag_sandbox_mode(codex_bin: Path, tmp_path: Path) -> None:
+    # -p NAME layers $CODEX_HOME/NAME.config.toml on top of the user's config.
+    def setup(tree: Path, home: Path) -> None:
+        _write_config(home, 'sandbox_mode = "danger-full-access"\n', "wide.config.toml")
+
+    template = exec_template(["exec", "-p", "wide"])
+    control, gated = _run_both(codex_bin, tmp_path, template, TOUCH, setup)
+    assert_control_wrote(control, ["new: X"])
+    assert_gated_held(gated, tool_attempted=True)
+
+
+def test_user_config_notify(codex_bin: Path, tmp_path: Path) -> None:
+    def setup(tree: Path, home: Path) -> None:
+        _write_config(home, f'notify = ["sh", "-c", "touch {tree}/NOTIFIED"]\n')
+
+    control, gated = _run_both(codex_bin, tmp_path, PLAIN_EXEC, (), setup)
+    assert_control_wrote(control, ["new: NOTIFIED"])
+    assert_gated_held(gated, tool_attempted=False)
+
+
+def test_user_config_mcp_server(codex_bin: Path, tmp_path: Path) -> None:
+    def setup(tree: Path, home: Path) -> None:
+        _write_config(home, _mcp_server_toml())
+
+    call = (FunctionCall("write", {"path": f"{TREE}/M"}, namespace="mcp__w"),)
+    control, gated = _run_both(codex_bin, tmp_path, PLAIN_EXEC, call, setup)
+    assert_control_wrote(control, ["new: M"])
+    assert_gated_held(gated, tool_attempted=True)
+
+
+def test_profile_flag_mcp_server(codex_bin: Path, tmp_path: Path) -> None:
+    def setup(tree: Path, home: Path) -> None:
+        _write_config(home, _mcp_server_toml(), "tools.config.toml")
+
+    call = (FunctionCall("write", {"path": f"{TREE}/M"}, namespace="mcp__w"),)
+    template = exec_template(["exec", "-p", "tools"])
+    control, gated = _run_both(codex_bin, tmp_path, template, call, setup)
+    assert_control_wrote(control, ["new: M"])
+    assert_gated_held(gated, tool_attempted=True)
+
+
+def test_user_execpolicy_rule_allows_touch(codex_bin: Path, tmp_path: Path) -> None:
+    # An `allow` rule runs the matching command outside the sandbox.
+    def setup(tree: Path, home: Path) -> None:
+        (home / "rules").mkdir(parents=True)
+        (home / "rules" / "default.rules").write_text(
+            'prefix_rule(pattern=["touch"], decision="allow")\n'
+        )
+
+    control, gated = _run_both(codex_bin, tmp_path, PLAIN_EXEC, TOUCH, setup)
+    assert_control_wrote(control, ["new: X"])
+    assert_gated_held(gated, tool_attempted=True)
+
+
+def test_user_config_auto_review(codex_bin: Path, tmp_path: Path) -> None:
+    # The guardian (the same, attacker-controlled model) approves an escalated command.
+    def setup(tree: Path, home: Path) -> None:
+        _write_config(home, 'approval_policy = "on-request"\napprovals_reviewer = "auto_review"\n')
+
+    control, gated = _run_both(codex_bin, tmp_path, PLAIN_EXEC, (ESCALATED_TOUCH,), setup)
+    assert_control_wrote(control, ["new: X"])
+    assert_gated_held(gated, tool_attempted=True)
+
+
+def test_trusted_project_layer(codex_bin: Path, tmp_path: Path) -> None:
+    # The user's config trusts the project; the project's .codex/ layer brings an MCP server
+    # and an exec-policy rule.
+    def setup(tree: Path, home: Path) -> None:
+        _write_config(home, f'[projects."{tree}"]\ntrust_level = "trusted"\n')
+        (tree / ".codex" / "rules").mkdir(parents=True)
+        (tree / ".codex" / "rules" / "default.rules").write_text(
+            'prefix_rule(pattern=["touch"], decision="allow")\n'
+        )
+        (tree / ".codex" / "config.toml").write_text(_mcp_server_toml())
+
+    script = (
+        shell("touch X"),
+        FunctionCall("write", {"path": f"{TREE}/M"}, namespace="mcp__w"),
+    )
+    control, gated = _run_both(codex_bin, tmp_path, PLAIN_EXEC, script, setup)
+    assert_control_wrote(control, ["new: X", "new: M"])
+    assert_gated_held(gated, tool_attempted=True)
+
+
+def _trust_hooks(codex_bin: Path, tree: Path, home: Path) -> None:
+    """Persist trust for every hook in the user's config, as the TUI's /hooks would: ask
+    `codex app-server` for each hook's key and current hash, write them to hooks.state."""
+    lines = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"clientInfo": {"name": "e2e", "version": "1"}},
+        },
+        {"jsonrpc": "2.0", "method": "initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [str(tree)]}},
+    ]
+    env = {**os.environ, **codex_env(home.parent)}
+    proc = subprocess.Popen(
+        [str(codex_bin), "app-server"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=tree,
+        text=True,
+    )
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("".join(json.dumps(line) + "\n" for line in lines))
+        proc.stdin.flush()
+        for raw in proc.stdout:
+            message = json.loads(raw)
+            if message.get("id") == 2:
+                hooks = message["result"]["data"][0]["hooks"]
+                break
+        else:
+            raise AssertionError("codex app-server did not answer hooks/list")
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    assert hooks, "no hooks listed"
+    _write_config(
+        home,
+        "".join(
+            f"\n[hooks.state.{json.dumps(h['key'])}]\n"
+            f"trusted_hash = {json.dumps(h['currentHash'])}\n"
+            for h in hooks
+        ),
+    )
+
+
+def test_user_trusted_hooks(codex_bin: Path, tmp_path: Path) -> None:
+    # Hooks the user has trusted run unsandboxed, with no bypass flag.
+    def setup(tree: Path, home: Path) -> None:
+        _write_config(
+            home,
+            "[[hooks.SessionStart]]\n[[hooks.SessionStart.hooks]]\n"
+            f'type = "command"\ncommand = "touch {tree}/HOOKED"\n',
+        )
+        _trust_hooks(codex_bin, tree, home)
+
+    control, gated = _run_both(codex_bin, tmp_path, PLAIN_EXEC, (), setup)
+    assert_control_wrote(control, ["new: HOOKED"])
+    assert_gated_held(gated, tool_attempted=False)
