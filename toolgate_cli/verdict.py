@@ -11,6 +11,7 @@ tree resolve to where they really point before anything is compared.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -47,8 +48,23 @@ class Refused:
     refusal: str
     ok: Literal[False] = False
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "refusal", one_line(self.refusal))
+
 
 Verdict = Allowed | Refused
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def one_line(text: str) -> str:
+    """`text` with control characters (newlines above all) written as escapes.
+
+    Refusals quote paths and argv words, which may hold anything; a refusal is one line on
+    stderr, so a quoted newline must not start a second one.
+    """
+    return _CONTROL.sub(lambda match: repr(match.group())[1:-1], text)
 
 
 def resolve_read_only_cwd(cwd: str | None, fallback: str | None = None) -> str:

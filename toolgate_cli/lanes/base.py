@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from toolgate_cli.argv import Action, ArgvError, Arity, FlagSpec, Item, ItemKind
-from toolgate_cli.verdict import is_within
+from toolgate_cli.verdict import is_within, one_line
 
 ChangeAction = Literal["kept", "replaced", "stripped", "added", "refused"]
 
@@ -83,6 +83,9 @@ class RewriteRefused:
     changes: tuple[Change, ...]
     lane: str
     ok: Literal[False] = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "reason", one_line(self.reason))
 
 
 RewriteResult = Rewritten | RewriteRefused
