@@ -8,12 +8,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 from toolgate_cli.argv import Action, ArgvError, Arity, FlagSpec, Item, ItemKind
 from toolgate_cli.verdict import is_within, one_line
 
-ChangeAction = Literal["kept", "replaced", "stripped", "added", "refused"]
+# Type-only: importing typing costs the dispatch path ~2 ms at start-up (benchmarks/run.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    ChangeAction = Literal["kept", "replaced", "stripped", "added", "refused"]
 
 _PAST_TENSE: dict[Action, ChangeAction] = {
     Action.KEEP: "kept",
