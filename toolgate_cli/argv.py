@@ -226,12 +226,25 @@ def tokenize(
             named = found[-1]
             if named.spec is None:  # pragma: no cover - both parsers always attach a spec
                 raise ArgvError(word, f"cannot place {word!r}")
-            last, after = _take_values(args, index, named.spec, named.written, dialect)
-            found[-1] = Item(
-                last.kind, last.start, last.end, last.spec, last.written, last.values, named.glued
-            )
-            if named.spec.arity is Arity.VARIADIC:
-                variadic_words = list(last.values)
+            # A flag takes nothing: its item is complete. Items are built once where possible:
+            # building them is most of what tokenizing costs (benchmarks/run.py).
+            if named.spec.arity is not Arity.FLAG:
+                last, after = _take_values(args, index, named.spec, named.written, dialect)
+                found[-1] = (
+                    Item(
+                        last.kind,
+                        last.start,
+                        last.end,
+                        last.spec,
+                        last.written,
+                        last.values,
+                        named.glued,
+                    )
+                    if named.glued
+                    else last
+                )
+                if named.spec.arity is Arity.VARIADIC:
+                    variadic_words = list(last.values)
         items.extend(found)
         index = after
     close_variadic(index)

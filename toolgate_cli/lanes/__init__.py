@@ -96,6 +96,8 @@ REFUSED_LANES: dict[str, str] = {
     ),
 }
 
+_NO_OPTIONS = RewriteOptions()  # immutable, so one instance serves every call
+
 _WINDOWS_SUFFIX = re.compile(r"\.(exe|cmd|bat|ps1)$", re.IGNORECASE)
 
 
@@ -113,7 +115,7 @@ def read_only_invoke(
     Pure over its inputs (apart from resolving output paths against `options.cwd`): it never
     spawns anything and never reads a lane's configuration.
     """
-    options = options if options is not None else RewriteOptions()
+    options = options if options is not None else _NO_OPTIONS
     kind = lane_kind(invocation.command)
     lane = LANES.get(kind)
     if lane is not None:
