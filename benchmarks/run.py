@@ -13,7 +13,10 @@ What it measures (issue 7):
    - `toolgate dispatch --read-only --json -- codex exec "x y"` (a two-word prompt: the codex
      rewrite refuses a one-word `exec` prompt, which could be a subcommand name)
    - `toolgate hook claude-pretooluse` with a Bash PreToolUse event on stdin
-   - `python3 -c pass`: the floor, with the interpreter toolgate itself runs on
+   - the same hook as `--read-shell` installs it in claude's settings (`python -E -s -c
+     "...main()" hook claude-pretooluse`): what really runs on every tool call
+   - `python3 -c pass`: the floor, with the interpreter toolgate itself runs on (not whatever
+     `python3` is first on PATH: on a pyenv machine that is a shell-script shim)
    - `claude --version`: the lane toolgate wraps (the pinned binary, see tests/e2e/lanes.py)
    toolgate runs as the installed console script when one beside this interpreter (or on PATH)
    imports this checkout's package; otherwise as `python -m toolgate_cli` with PYTHONPATH set.
@@ -38,6 +41,7 @@ import json
 import os
 import platform
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -52,6 +56,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from tests.e2e.lanes import lane_binary  # noqa: E402
+from toolgate_cli.dispatching import hook_command  # noqa: E402
 from toolgate_cli.hook import decide_pretooluse  # noqa: E402
 from toolgate_cli.lanes import LaneInvocation, read_only_invoke  # noqa: E402
 from toolgate_cli.shell import MAX_COMMAND_CHARS, _lex, check_read_only_command  # noqa: E402
@@ -233,6 +238,14 @@ def startup_commands(runner: Runner) -> tuple[list[Command], str | None]:
             "toolgate hook claude-pretooluse (Bash event on stdin)",
             [*toolgate, "hook", "claude-pretooluse"],
             label,
+            stdin=json.dumps(HOOK_EVENT).encode(),
+            env=runner.env,
+            check=_check_hook,
+        ),
+        Command(
+            "the same hook as --read-shell installs it (python -E -s -c)",
+            [runner.interpreter, *shlex.split(hook_command([]))[1:]],
+            "hook_command()",
             stdin=json.dumps(HOOK_EVENT).encode(),
             env=runner.env,
             check=_check_hook,
@@ -448,17 +461,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("  bytecode cache on for the children; one untimed warm-up round")
     print()
     print(f"Start-up: {runs} interleaved runs each (wall = elapsed, cpu = user + system)")
-    print(f"  {'command':<58} {'runs as':<16} {'wall med':>8} {'wall min':>8} {'cpu med':>8}")
+    print(f"  {'command':<62} {'runs as':<16} {'wall med':>8} {'wall min':>8} {'cpu med':>8}")
     for command in commands:
         runs_as = command.runner if len(command.runner) <= 16 else "..." + command.runner[-13:]
         print(
-            f"  {command.name:<58} {runs_as:<16} {_ms(command.wall)} "
+            f"  {command.name:<62} {runs_as:<16} {_ms(command.wall)} "
             f"{min(command.wall) * 1000:8.1f} {_ms(command.cpu)}   ms"
         )
     by_name = {command.name.split(" (")[0]: command for command in commands}
     dispatch_claude = by_name["toolgate dispatch --read-only --json -- claude -p x"]
     dispatch_codex = by_name['toolgate dispatch --read-only --json -- codex exec "x y"']
     hook = by_name["toolgate hook claude-pretooluse"]
+    installed_hook = by_name["the same hook as --read-shell installs it"]
     floor = by_name["python3 -c pass"]
     print()
     print("Ratios (medians; wall, then cpu)")
@@ -477,6 +491,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print("  claude --version: pinned claude not installed (tests/e2e/lanes.py), no ratio")
     ratio(hook, floor, TARGET_HOOK_VS_FLOOR, "hook / python3 -c pass")
+    ratio(installed_hook, floor, TARGET_HOOK_VS_FLOOR, "hook as installed / python3 -c pass")
     ratio(dispatch_claude, floor, None, "dispatch claude / python3 -c pass")
 
     print()
