@@ -75,6 +75,7 @@ HOOK_EVENT = {
 TARGET_DISPATCH_VS_CLAUDE = 0.5
 TARGET_HOOK_VS_FLOOR = 2.5
 TARGET_REWRITES_PER_SECOND = 50_000
+LINEAR_SLACK = 4  # growth up to 4x the size factor still reads as linear; x100 squared is 10,000
 
 
 # ---------------------------------------------------------------------------------------------
@@ -396,7 +397,15 @@ def _growth_row(label: str, sizes: Sequence[int], seconds: Sequence[float], unit
         f"x{seconds[i + 1] / seconds[i]:,.0f} for x{sizes[i + 1] // sizes[i]:,}"
         for i in range(len(sizes) - 1)
     )
-    return f"  {label:<38} {totals} ms | {per_unit} us/{unit} | {growth}"
+    # Judged on the largest step, where fixed costs no longer hide the growth: linear work
+    # grows by about the size factor (allocation and garbage collection add a little at 100,000
+    # words), quadratic work by its square.
+    factor = sizes[-1] / sizes[-2]
+    linear = seconds[-1] <= LINEAR_SLACK * factor * max(seconds[-2], 1e-9)
+    return (
+        f"  {label:<38} {totals} ms | {per_unit} us/{unit} | {growth}: "
+        f"{'linear' if linear else 'SUPERLINEAR'}"
+    )
 
 
 def _size_header(unit: str, sizes: Sequence[int]) -> str:
