@@ -37,6 +37,7 @@ depends on the machine, and the smoke run only proves the benchmark still runs.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -114,8 +115,21 @@ def _script_interpreter(script: Path) -> str | None:
     return interpreter if os.path.exists(interpreter) else None
 
 
-def _imports_this_checkout(interpreter: str) -> bool:
-    probe = "import os, toolgate_cli; print(os.path.realpath(toolgate_cli.__file__))"
+def _package_digest(package_dir: Path) -> str:
+    """A digest of the package's Python sources: names and contents."""
+    digest = hashlib.sha256()
+    for path in sorted(package_dir.rglob("*.py")):
+        digest.update(str(path.relative_to(package_dir)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _installed_kind(interpreter: str) -> str | None:
+    """How `interpreter` gets this checkout's toolgate_cli: "editable" (it imports the checkout
+    itself), "installed" (a copy with the same sources), or None (other code, or none)."""
+    probe = (
+        "import os, toolgate_cli; print(os.path.dirname(os.path.realpath(toolgate_cli.__file__)))"
+    )
     result = subprocess.run(
         [interpreter, "-c", probe],
         capture_output=True,
@@ -124,12 +138,19 @@ def _imports_this_checkout(interpreter: str) -> bool:
         cwd=tempfile.gettempdir(),
         check=False,
     )
-    expected = os.path.realpath(REPO_ROOT / "toolgate_cli" / "__init__.py")
-    return result.returncode == 0 and result.stdout.strip() == expected
+    if result.returncode != 0:
+        return None
+    found = Path(result.stdout.strip())
+    checkout = (REPO_ROOT / "toolgate_cli").resolve()
+    if found == checkout:
+        return "editable"
+    return "installed" if _package_digest(found) == _package_digest(checkout) else None
 
 
 def find_runner() -> tuple[Runner, str]:
-    """The installed `toolgate` console script if it runs this checkout, else `python -m`."""
+    """The installed `toolgate` console script if it runs this checkout's code, else
+    `python -m toolgate_cli` with PYTHONPATH set. An editable install pays for setuptools'
+    import finder on every start (it imports pathlib); a regular one does not."""
     candidates = [Path(sys.executable).parent / "toolgate"]
     on_path = shutil.which("toolgate")
     if on_path:
@@ -139,12 +160,14 @@ def find_runner() -> tuple[Runner, str]:
         if not script.exists():
             continue
         interpreter = _script_interpreter(script)
+        kind = _installed_kind(interpreter) if interpreter is not None else None
         if interpreter is None:
             why = f"{script} is not a Python script"
-        elif not _imports_this_checkout(interpreter):
+        elif kind is None:
             why = f"{script} does not run this checkout's toolgate_cli"
         else:
-            return Runner([str(script)], "console script", interpreter, _child_env()), ""
+            label = f"console script ({kind})"
+            return Runner([str(script)], label, interpreter, _child_env()), ""
     env = _child_env({"PYTHONPATH": str(REPO_ROOT)})
     return Runner([sys.executable, "-m", "toolgate_cli"], "python -m", sys.executable, env), why
 
@@ -470,11 +493,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("  bytecode cache on for the children; one untimed warm-up round")
     print()
     print(f"Start-up: {runs} interleaved runs each (wall = elapsed, cpu = user + system)")
-    print(f"  {'command':<62} {'runs as':<16} {'wall med':>8} {'wall min':>8} {'cpu med':>8}")
+    print(f"  {'command':<62} {'runs as':<26} {'wall med':>8} {'wall min':>8} {'cpu med':>8}")
     for command in commands:
-        runs_as = command.runner if len(command.runner) <= 16 else "..." + command.runner[-13:]
+        runs_as = command.runner if len(command.runner) <= 26 else "..." + command.runner[-23:]
         print(
-            f"  {command.name:<62} {runs_as:<16} {_ms(command.wall)} "
+            f"  {command.name:<62} {runs_as:<26} {_ms(command.wall)} "
             f"{min(command.wall) * 1000:8.1f} {_ms(command.cpu)}   ms"
         )
     by_name = {command.name.split(" (")[0]: command for command in commands}
