@@ -14,7 +14,7 @@ run, and each file in tests/fuzz/regressions/ (an input that once failed) is rep
 - codex-open-image-swallows-exec: `codex -i IMG --config sandbox_mode=... exec`: stripping the
   --config left `-i IMG exec`, where the variadic -i reads `exec` as a second image and codex
   has no subcommand. Fixed on the core-tests branch (2ff368b, "Removing a flag must not hand
-  the next positional to an open option before it"); expected to fail here until that merge.
+  the next positional to an open option before it"), which found it independently.
 """
 
 from __future__ import annotations
@@ -29,26 +29,10 @@ from tests.fuzz.targets import one_input
 from toolgate_cli.lanes import LaneInvocation, RewriteOptions, read_only_invoke
 from toolgate_cli.lanes.base import PassFlag
 
-# Inputs whose fix lives on another branch: strict, so the merge that fixes them must drop
-# the entry (an xfail that starts passing fails the run).
-FIXED_ELSEWHERE = {"codex-open-image-swallows-exec": "fixed by core-tests 2ff368b"}
-
 REGRESSIONS = sorted((Path(__file__).parent / "fuzz" / "regressions").iterdir())
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(
-            path,
-            id=path.name,
-            marks=[pytest.mark.xfail(reason=FIXED_ELSEWHERE[path.name], strict=True)]
-            if path.name in FIXED_ELSEWHERE
-            else [],
-        )
-        for path in REGRESSIONS
-    ],
-)
+@pytest.mark.parametrize("path", REGRESSIONS, ids=[path.name for path in REGRESSIONS])
 def test_an_input_the_fuzzer_once_failed_on_passes(path: Path) -> None:
     one_input(path.read_bytes())
 

@@ -194,7 +194,13 @@ def tokenize(
         if variadic_words is not None and len(variadic_words) > len(items[-1].values):
             last = items[-1]
             items[-1] = Item(
-                last.kind, last.start, end, last.spec, last.written, tuple(variadic_words)
+                last.kind,
+                last.start,
+                end,
+                last.spec,
+                last.written,
+                tuple(variadic_words),
+                last.glued,
             )
 
     index = start

@@ -6,6 +6,7 @@ from path resolution. `DispatchDecision.as_json` is the documented JSON shape (R
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 
 from toolgate_cli.lanes import lane_kind, read_only_invoke
@@ -70,9 +71,18 @@ class DispatchDecision:
 
 
 def decide_dispatch(request: DispatchRequest) -> DispatchDecision:
-    """Judge the working directory, then rewrite the lane; the first refusal wins."""
+    """Judge the working directory, then rewrite the lane; the first refusal wins.
+
+    For a confined dispatch the caller root is resolved once, here, and that resolved path is
+    what the verdict, the rewrite and the exec re-check all compare against: were it resolved
+    again at exec time, a root (or an ancestor) swapped for a symlink would move together with
+    the cwd and the re-check would compare the new place with itself.
+    """
+    caller_root = request.caller_root
+    if request.read_only and request.mode != "answer":
+        caller_root = os.path.realpath(caller_root)
     verdict = read_only_verdict(
-        ReadOnlyRequest(request.read_only, request.mode, request.cwd, request.caller_root)
+        ReadOnlyRequest(request.read_only, request.mode, request.cwd, caller_root)
     )
     lane = lane_kind(request.invocation.command) if request.invocation is not None else None
     base = DispatchDecision(
@@ -81,7 +91,7 @@ def decide_dispatch(request: DispatchRequest) -> DispatchDecision:
         read_only=request.read_only,
         lane=lane,
         cwd=verdict.cwd if not isinstance(verdict, Refused) else _shown_cwd(request),
-        caller_root=request.caller_root,
+        caller_root=caller_root,
         invoke=None,
         binding=None,
         changes=(),
@@ -95,7 +105,7 @@ def decide_dispatch(request: DispatchRequest) -> DispatchDecision:
         return replace(base, ok=False, refusal="no lane command to dispatch")
     if not request.read_only:
         return replace(base, invoke=request.invocation)
-    options = replace(request.options, cwd=verdict.cwd, caller_root=request.caller_root)
+    options = replace(request.options, cwd=verdict.cwd, caller_root=caller_root)
     result = read_only_invoke(request.invocation, options)
     if not result.ok:
         return replace(base, ok=False, changes=result.changes, refusal=result.reason)

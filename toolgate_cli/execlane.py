@@ -48,6 +48,10 @@ def exec_lane(
 ) -> None:
     """chdir into `cwd`, re-check it lies within `caller_root` (when given), and exec.
 
+    `caller_root` must be the resolved root the verdict compared against (the decision's
+    `caller_root`); it is deliberately not resolved again, so a root swapped for a symlink
+    since then cannot carry the check along with it.
+
     Returns only if `execvpe` does (a test double); raises ExecFailure when the directory moved
     out of the tree or the lane binary cannot be run.
     """
@@ -56,11 +60,11 @@ def exec_lane(
         real = os.getcwd()
     except OSError as error:
         raise ExecFailure(exitcodes.REFUSED, f"cannot enter {cwd}: {error.strerror}") from None
-    if caller_root is not None and not is_within(real, os.path.realpath(caller_root)):
+    if caller_root is not None and not is_within(real, caller_root):
         raise ExecFailure(
             exitcodes.REFUSED,
             f"refused: after chdir the working directory is {real}, outside the caller root "
-            f"{os.path.realpath(caller_root)} (a path changed after the check)",
+            f"{caller_root} (a path changed after the check)",
         )
     env = lane_environment(os.environ, invocation.env)
     argv = [invocation.command, *invocation.args]

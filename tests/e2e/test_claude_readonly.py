@@ -16,6 +16,7 @@ Facts behind the scenarios (measured with claude 2.1.197) are in the findings re
 from __future__ import annotations
 
 import json
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -312,6 +313,43 @@ def _assert_gated_held(scenario: Scenario, leg: Leg) -> None:
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
 def test_claude_write_is_blocked(scenario: Scenario, claude_bin: Path, tmp_path: Path) -> None:
     # The two legs share nothing (own tree, HOME and stub), so they run side by side.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        control_run = pool.submit(run_leg, scenario, tmp_path, claude_bin, gated=False)
+        gated_run = pool.submit(run_leg, scenario, tmp_path, claude_bin, gated=True)
+        control, gated = control_run.result(), gated_run.result()
+    _assert_control_wrote(scenario, control)
+    _assert_gated_held(scenario, gated)
+
+
+def _trusted(ctx: Context) -> None:
+    # The caller's own checkout is normally trusted; claude's worktree fast path requires it.
+    write_json(
+        ctx.home / ".claude.json",
+        {"projects": {str(ctx.tree.resolve()): {"hasTrustDialogAccepted": True}}},
+    )
+
+
+ARGV_WIDE = [
+    # claude reads `--tmux` with `-w` from its whole argv before commander parses anything, so
+    # as plain VALUES (commander: model "--tmux", system prompt "-w") they still create a
+    # worktree and a branch; the same after `--`.
+    Scenario("argv-wide/--tmux-w-as-values",
+             ("-p", PROMPT, "--model", "--tmux", "--append-system-prompt", "-w"),
+             ("new: .claude/worktrees/", "changed: <git branches>"), refused=True,
+             setup=_trusted),
+    Scenario("argv-wide/--tmux-w-after-terminator",
+             ("-p", "--", PROMPT, "--tmux", "-w"),
+             ("new: .claude/worktrees/", "changed: <git branches>"), refused=True,
+             setup=_trusted),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("scenario", ARGV_WIDE, ids=lambda s: s.id)
+def test_claude_argv_wide_switch_is_blocked(
+    scenario: Scenario, claude_bin: Path, tmp_path: Path
+) -> None:
+    if shutil.which("tmux") is None:
+        pytest.skip("the --tmux worktree route needs tmux; without it the control cannot write")
     with ThreadPoolExecutor(max_workers=2) as pool:
         control_run = pool.submit(run_leg, scenario, tmp_path, claude_bin, gated=False)
         gated_run = pool.submit(run_leg, scenario, tmp_path, claude_bin, gated=True)

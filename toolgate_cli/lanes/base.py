@@ -145,6 +145,13 @@ def pass_flag_specs(
             )
         if not declared.name.startswith("-") or declared.name in ("-", "--"):
             raise ValueError(f"--pass-flag {declared.name}: not an option name")
+        if not declared.name.startswith("--") and len(declared.name) != 2:
+            # commander and clap both read `-wNAME` as the short flag `-w` given NAME (or as
+            # glued short flags): declaring the whole word would let a known option through.
+            raise ValueError(
+                f"--pass-flag {declared.name}: a short option is one letter (-x); "
+                f"{lane} reads {declared.name} as -{declared.name[1]} followed by more"
+            )
         arity = Arity.VALUE if declared.takes_value else Arity.FLAG
         rows.append(FlagSpec((declared.name,), arity, Action.KEEP, "declared safe by --pass-flag"))
     return tuple(rows)
@@ -184,12 +191,26 @@ class Walk:
 
     `kept` holds the words that stay, in their order; `removed` the stripped or replaced option
     items (a lane may fold their values into what it adds); `refusals` one line per refused item.
+    `ends_open` is the kept option `kept` ends with when that option would read a following
+    positional word as its value (the lane must not put one right after these words).
     """
 
     kept: list[str] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)
     removed: list[Item] = field(default_factory=list)
+    ends_open: Item | None = None
+
+
+def is_open(item: Item) -> bool:
+    """Whether the lane's parser would read a positional word right after `item` as one more
+    value of it: a variadic that read its values from separate words (not `--x=v`, `-xv`), or a
+    commander optional that got no value."""
+    if item.spec is None:
+        return False
+    if item.spec.arity is Arity.VARIADIC:
+        return item.end - item.start > 1
+    return item.spec.arity is Arity.OPTIONAL and not item.values
 
 
 def walk_items(
@@ -199,6 +220,13 @@ def walk_items(
 
     Short flags glued into one word (`-pc`) stay together only if every one of them is kept:
     toolgate does not split a word it would have to rewrite, it refuses it.
+
+    An open option (see `is_open`) was followed in the template by a word starting with `-`
+    (or by nothing); when the rewrite removes that word, the positional after it would become
+    the open option's value (`--add-dir ../docs --permission-mode plan "review"` would lose
+    its prompt to --add-dir). So the options kept since the last positional are moved together
+    past those positionals, which keep their order, and put back before the next option, the
+    tail, or the end: the lane reads the same options and the same positionals.
     """
     walk = Walk()
     decided: list[tuple[Item, Action, str]] = []
@@ -214,11 +242,26 @@ def walk_items(
     # Glued flags share their word (and, when the last one takes the next word as its value,
     # that word too): a kept group is emitted once, over the widest span of its members.
     group_end: dict[int, int] = {}
+    group_last: dict[int, Item] = {}  # the member whose openness is the group's
     for item in items:
         if item.glued:
             group_end[item.start] = max(group_end.get(item.start, item.end), item.end)
+            group_last[item.start] = item
     last_emitted_start = -1
+    # The options `kept` ends with, from `run_from` on, are moved together past the positionals
+    # they would swallow (moving only the last one would leave the one before it open), and
+    # `held` until the next option, the tail or the end.
+    held: list[str] = []
+    run_from: int | None = None
     for item, action, reason in decided:
+        if item.kind is ItemKind.POSITIONAL:
+            if run_from is not None and walk.ends_open is not None:
+                held = walk.kept[run_from:]
+                del walk.kept[run_from:]
+            run_from = None
+        elif item.kind is ItemKind.TAIL:
+            walk.kept.extend(held)
+            held, run_from, walk.ends_open = [], None, None
         if item.kind is not ItemKind.OPTION:
             walk.kept.extend(args[item.start : item.end])
             continue
@@ -235,14 +278,24 @@ def walk_items(
         walk.changes.append(option_change(item, args, action, reason))
         if action is Action.KEEP:
             if item.start != last_emitted_start:
+                if run_from is None:
+                    run_from = len(walk.kept)
+                walk.kept.extend(held)
+                held = []
+                last = group_last.get(item.start, item)
+                walk.ends_open = last if is_open(last) else None
                 walk.kept.extend(args[item.start : group_end.get(item.start, item.end)])
                 last_emitted_start = item.start
         elif action is Action.REFUSE:
             walk.refusals.append(
-                f"{shown_option(item, args)} ({reason}) cannot be part of a read-only {lane} run"
+                f"{shown_option(item, args)} ({reason}) cannot be part of a read-only {lane} "
+                "run: drop it from the lane command"
             )
         else:
             walk.removed.append(item)
+    walk.kept.extend(held)
+    if run_from is None and not held:
+        walk.ends_open = None
     return walk
 
 

@@ -111,12 +111,18 @@ PRINT_WORDS = ("-p", "--print")
 ANYWHERE_WORDS: dict[str, str] = {
     "--bg": "starts a detached background agent that drops every other flag",
     "--background": "starts a detached background agent that drops every other flag",
+    # Read from the whole argv before commander (2.1.197 source, not yet run end to end):
+    "--handle-uri": "handles a deep link: opens a new terminal running claude without these flags",
+    "--agent-teams": "turns on agent teams, whose teammates are unverified under read-only",
 }
 """Words claude acts on wherever they stand, even after `--` (measured: read before commander
 parses anything)."""
 
 ANYWHERE_PREFIXES: dict[str, str] = {
     "--routine": "starts a background routine",
+    # `--tmux` (or `--tmux=classic`) with `-w`/`--worktree` anywhere creates a git worktree and
+    # execs into tmux before commander runs; refusing the tmux word breaks the pair.
+    "--tmux": "with -w or --worktree anywhere, creates a git worktree before any flag applies",
     "cc://": "a deep link: claude connects to another session",
     "cc+unix://": "a deep link: claude connects to another session",
 }
@@ -269,6 +275,9 @@ ENV_RULES: tuple[tuple[str, Action, str], ...] = (
     ("ANTHROPIC_*", KEEP, "API endpoint, key or model"),
     ("DISABLE_*", KEEP, "turns a feature off"),
     ("MAX_THINKING_TOKENS", KEEP, "model setting"),
+    # The AWS SDK claude bundles runs the `credential_process` command these files may name.
+    ("AWS_CONFIG_FILE", REFUSE, "its credential_process runs a program"),
+    ("AWS_SHARED_CREDENTIALS_FILE", REFUSE, "its credential_process runs a program"),
     ("AWS_*", KEEP, "Bedrock credentials"),
     ("CLOUD_ML_REGION", KEEP, "Vertex region"),
     ("VERTEX_REGION_*", KEEP, "Vertex region"),

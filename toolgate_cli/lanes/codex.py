@@ -48,6 +48,7 @@ from toolgate_cli.lanes.base import (
     joined_refusals,
     output_file_outside_tree,
     pass_flag_specs,
+    shown_option,
     walk_items,
 )
 
@@ -447,6 +448,15 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     refusals = [*top.refusals, *sub.refusals, *review.refusals]
 
     nested = args[nested_at] if nested_at < len(args) else None
+    # A subcommand word right after an open option would become its value: the option cannot
+    # move past the word (it belongs to the level before it), so the run is refused.
+    for level, word in ((top, "exec" if review_only else subcommand), (sub, nested)):
+        if level.ends_open is not None and word is not None:
+            shown = shown_option(level.ends_open, args)
+            refusals.append(
+                f"{shown} would read {word!r} as one of its values once the flags after it "
+                "are removed; write it before a flag that stays, or drop it"
+            )
     if nested is not None and nested != "review":
         reason = EXEC_NOT_A_RUN.get(nested, "not a lane run")
         changes.append(Change("refused", "<subcommand>", (nested,), reason))

@@ -1,0 +1,259 @@
+"""What "read-only" means for a rewritten argv, checked the way the lane itself would read it.
+
+The checks parse the OUTPUT with the independent parser models (`tests/reference_parsers.py`),
+never with toolgate's tokenizer, and state the rules of issue 2, as tightened by the bindings
+measured against the real binaries (issue 3, FACTS.md), as assertions. The constants (the
+read-only tool set, the writers, the flags codex gets) are written out here, not imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tests.reference_parsers import Event, Parsed, clap_parse, commander_parse
+from toolgate_cli.argv import Action, FlagSpec
+from toolgate_cli.lanes import claude, codex
+from toolgate_cli.lanes.base import RewriteOptions, pass_flag_specs
+
+READ_ONLY_TOOLS = "Read,Glob,Grep,WebFetch,WebSearch"
+WRITERS = (
+    "Bash",
+    "BashOutput",
+    "KillShell",
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "NotebookEdit",
+    "Task",
+    "Agent",
+    "EnterWorktree",
+)
+CLAUDE_BYPASS = (
+    "--dangerously-skip-permissions",
+    "--allow-dangerously-skip-permissions",
+    "--permission-prompt-tool",
+)
+CODEX_BYPASS = (
+    "--dangerously-bypass-approvals-and-sandbox",
+    "--full-auto",
+    "--approve-for-me",
+    "--dangerously-bypass-hook-trust",
+    "--ask-for-approval",
+)
+CODEX_READ_ONLY = (
+    "--sandbox",
+    "read-only",
+    "--ignore-user-config",
+    "--ignore-rules",
+    "--disable",
+    "hooks",
+    "-c",
+    'approval_policy="never"',
+)
+"""What codex gets right after `exec`: its sandbox, no user config, no execpolicy rules, no
+hooks, escalations rejected (each measured to run something outside the sandbox otherwise)."""
+CLAUDE_ANYWHERE = ("--bg", "--background")
+CLAUDE_ANYWHERE_PREFIXES = ("cc://", "cc+unix://", "--routine")
+# codex 0.171.0 --help, "Commands:" (and the `a` alias of apply, `e` of exec).
+CODEX_SUBCOMMANDS = (
+    "agents",
+    "exec",
+    "e",
+    "review",
+    "login",
+    "logout",
+    "mcp",
+    "plugin",
+    "app-server",
+    "remote-control",
+    "completion",
+    "update",
+    "doctor",
+    "sandbox",
+    "debug",
+    "apply",
+    "a",
+    "resume",
+    "queue",
+    "archive",
+    "delete",
+    "migrate-rollouts",
+    "migrate-nfs-db",
+    "unarchive",
+    "fork",
+    "cloud",
+    "exec-server",
+    "features",
+    "help",
+)
+CODEX_EXEC_SUBCOMMANDS = ("resume", "fork", "review", "help")
+# claude 2.1.197 --help, "Commands:", plus aliases and commander's implicit `help`.
+CLAUDE_SUBCOMMANDS = (
+    "agents",
+    "auth",
+    "auto-mode",
+    "doctor",
+    "gateway",
+    "install",
+    "mcp",
+    "plugin",
+    "plugins",
+    "project",
+    "setup-token",
+    "ultrareview",
+    "update",
+    "upgrade",
+    "help",
+)
+
+
+def _extra(options: RewriteOptions, lane: str) -> tuple[FlagSpec, ...]:
+    return pass_flag_specs(options, (), lane) if options.pass_flags else ()
+
+
+def claude_parse(args: Sequence[str], options: RewriteOptions | None = None) -> Parsed:
+    options = options or RewriteOptions()
+    return commander_parse(args, (*claude.FLAGS.specs, *_extra(options, "claude")))
+
+
+def _only(events: list[Event], name: str) -> Event:
+    found = [e for e in events if e.name == name]
+    assert len(found) == 1, f"expected exactly one {name}, got {[e.values for e in found]}"
+    return found[0]
+
+
+def assert_claude_read_only(args: Sequence[str], options: RewriteOptions | None = None) -> Parsed:
+    """The rewritten claude argv is read-only as claude reads it; returns the parse."""
+    options = options or RewriteOptions()
+    parsed = claude_parse(args, options)
+    events = parsed.events
+    assert _only(events, "--permission-mode").values == ["dontAsk"]
+    shell = options.read_shell_hook is not None
+    # With --read-shell, Bash exists for the model but only the hook's allow lets it run.
+    assert _only(events, "--tools").values == [READ_ONLY_TOOLS + (",Bash" if shell else "")]
+    assert _only(events, "--allowedTools").values == [READ_ONLY_TOOLS]
+    assert _only(events, "--setting-sources").values == [""]
+    # A standalone -p keeps claude from registering any subcommand (measured, 2.1.197).
+    assert "-p" in args or "--print" in args, "not a headless run"
+    for word in args:
+        assert word not in CLAUDE_ANYWHERE, word
+        assert not word.startswith(CLAUDE_ANYWHERE_PREFIXES), word
+    denied = _only(events, "--disallowedTools").values
+    denied_names = {name for value in denied for name in value.split(",")}
+    for writer in WRITERS:
+        if not (shell and writer == "Bash"):
+            assert writer in denied_names, f"{writer} is not denied"
+    _only(events, "--strict-mcp-config")
+    if shell:
+        _only(events, "--settings")
+    for event in events:
+        assert event.name not in CLAUDE_BYPASS, event
+        assert event.name != "--mcp-config", event
+        if event.name == "--settings":
+            assert shell
+            continue
+        spec = claude.FLAGS.get(event.name)
+        if spec is None:  # a --pass-flag option
+            continue
+        action, _ = spec.decide(tuple(event.values[:1]), options)
+        assert action in (Action.KEEP, Action.REPLACE), (event, action)
+    return parsed
+
+
+@dataclass
+class CodexParsed:
+    top: Parsed
+    subcommand: str | None
+    run: Parsed | None
+    """The exec (or top-level review) level."""
+    nested: str | None
+    review: Parsed | None
+    """`exec review`'s own level."""
+
+    @property
+    def events(self) -> list[Event]:
+        levels = (self.top, self.run, self.review)
+        return [event for level in levels if level is not None for event in level.events]
+
+    @property
+    def operands(self) -> list[str]:
+        levels = (self.top, self.run, self.review)
+        return [word for level in levels if level is not None for word in level.operands]
+
+
+def codex_parse(args: Sequence[str], options: RewriteOptions | None = None) -> CodexParsed:
+    options = options or RewriteOptions()
+    extra = _extra(options, "codex")
+    top = clap_parse(args, (*codex.TOP_FLAGS.specs, *extra), CODEX_SUBCOMMANDS)
+    if top.stopped_at == len(args):
+        return CodexParsed(top, None, None, None, None)
+    subcommand = args[top.stopped_at]
+    if subcommand == "review":
+        run = clap_parse(args, (*codex.REVIEW_FLAGS.specs, *extra), start=top.stopped_at + 1)
+        return CodexParsed(top, subcommand, run, None, None)
+    if subcommand not in ("exec", "e"):
+        return CodexParsed(top, subcommand, None, None, None)
+    run = clap_parse(
+        args,
+        (*codex.EXEC_FLAGS.specs, *extra),
+        CODEX_EXEC_SUBCOMMANDS,
+        start=top.stopped_at + 1,
+    )
+    if run.stopped_at == len(args):
+        return CodexParsed(top, subcommand, run, None, None)
+    nested = args[run.stopped_at]
+    review = None
+    if nested == "review":
+        review = clap_parse(
+            args, (*codex.EXEC_REVIEW_FLAGS.specs, *extra), start=run.stopped_at + 1
+        )
+    return CodexParsed(top, subcommand, run, nested, review)
+
+
+def config_key(value: str) -> str:
+    return value.partition("=")[0].strip()
+
+
+def assert_codex_read_only(
+    args: Sequence[str], options: RewriteOptions | None = None
+) -> CodexParsed:
+    """The rewritten codex argv is an exec run (or exec review) with the read-only flags, once
+    each, on the exec level, and nothing that lifts the sandbox or approves escalations."""
+    options = options or RewriteOptions()
+    parsed = codex_parse(args, options)
+    assert parsed.subcommand in ("exec", "e"), parsed.subcommand
+    assert parsed.nested in (None, "review"), parsed.nested
+    assert parsed.run is not None
+    start = parsed.top.stopped_at + 1
+    assert tuple(args[start : start + len(CODEX_READ_ONLY)]) == CODEX_READ_ONLY
+    events = parsed.events
+    inserted = [
+        ("--sandbox", ["read-only"]),
+        ("--ignore-user-config", []),
+        ("--ignore-rules", []),
+        ("--disable", ["hooks"]),
+        ("--config", ['approval_policy="never"']),
+    ]
+    assert [(e.name, e.values) for e in parsed.run.events[: len(inserted)]] == inserted
+    for name, values in inserted:
+        if name != "--config":
+            assert _only(events, name).values == values
+    guards = [
+        e
+        for e in events
+        if e.name == "--config"
+        and config_key(e.values[0]).startswith(("sandbox", "approval_policy", "approvals_"))
+    ]
+    assert [e.values for e in guards] == [['approval_policy="never"']]
+    for event in events:
+        assert event.name not in CODEX_BYPASS, event
+        if (event.name, event.values) in inserted:
+            continue
+        spec = codex.EXEC_FLAGS.get(event.name) or codex.TOP_FLAGS.get(event.name)
+        spec = spec or codex.EXEC_REVIEW_FLAGS.get(event.name)
+        if spec is None:  # a --pass-flag option
+            continue
+        action, _ = spec.decide(tuple(event.values[:1]), options)
+        assert action is Action.KEEP, (event, action)
+    return parsed
