@@ -367,6 +367,48 @@ THROUGHPUT_COMMANDS: list[str] = [
 ]
 
 
+THROUGHPUT_PROCESSES = 5
+"""Measured on a shared 2-vCPU machine: within one process, batches of the same rewrite ran at
+35,000 and at 60,000 calls per CPU-second, minutes or seconds apart (the CPU's own speed varies
+with the host's load). So the table gives the median over several processes and batches, which
+the target is judged on, and the best batch seen, which is the uncontended speed."""
+
+
+Row = tuple[str, str, float, float]  # label, outcome, median and best calls per CPU-second
+
+
+def throughput_rows(budget: float) -> list[Row]:
+    """Every throughput row, measured in this process."""
+    rows: list[Row] = []
+    for label, invocation in THROUGHPUT_INVOCATIONS:
+        outcome = "rewritten" if read_only_invoke(invocation).ok else "refused"
+        rates = per_second(lambda inv=invocation: read_only_invoke(inv), budget)
+        rows.append((f"read_only_invoke: {label}", outcome, *rates))
+    for command_text in THROUGHPUT_COMMANDS:
+        outcome = "admitted" if check_read_only_command(command_text).ok else "refused"
+        rates = per_second(lambda text=command_text: check_read_only_command(text), budget)
+        rows.append((f"check_read_only_command: {command_text}", outcome, *rates))
+    rates = per_second(lambda: decide_pretooluse(HOOK_EVENT), budget)
+    rows.append(("decide_pretooluse: the Bash event above", "allow", *rates))
+    return rows
+
+
+def throughput_in_child(budget: float) -> list[Row]:
+    """`throughput_rows` run in a fresh interpreter (a new hash seed and memory layout)."""
+    env = dict(os.environ)
+    env.pop("PYTHONHASHSEED", None)
+    result = subprocess.run(
+        [sys.executable, __file__, "--throughput-child", str(budget)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    return [
+        (label, outcome, median, best) for label, outcome, median, best in json.loads(result.stdout)
+    ]
+
+
 # ---------------------------------------------------------------------------------------------
 # Scaling
 # ---------------------------------------------------------------------------------------------
@@ -464,7 +506,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="few runs, small sizes (CI)")
     parser.add_argument("--runs", type=int, default=None, help="interleaved runs per command")
+    parser.add_argument("--throughput-child", type=float, help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
+    if options.throughput_child is not None:
+        print(json.dumps(throughput_rows(options.throughput_child)))
+        return 0
     smoke = options.smoke
     runs = options.runs or (3 if smoke else 21)
     budget = 0.05 if smoke else 1.0
@@ -527,30 +573,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     ratio(dispatch_claude, floor, None, "dispatch claude / python3 -c pass")
 
     print()
+    processes = 1 if smoke else THROUGHPUT_PROCESSES
     print(
-        "In-process throughput, calls per CPU-second "
-        f"(median and best of 9 batches, about {budget:g} s a row)"
+        f"In-process throughput, calls per CPU-second: median of the medians of {processes} "
+        f"process(es) (9 batches each, about {budget:g} s a row), and the best batch"
     )
     print(f"  {'call':<86} {'outcome':<9} {'median':>9} {'best':>9}")
-
-    def rate_row(label: str, outcome: str, rates: tuple[float, float], target: str = "") -> None:
-        median, best = rates
+    runs_of_rows = [throughput_in_child(budget) for _ in range(processes)]
+    for index, (label, outcome, _, _) in enumerate(runs_of_rows[0]):
+        median = statistics.median(rows[index][2] for rows in runs_of_rows)
+        best = max(rows[index][3] for rows in runs_of_rows)
+        target = ""
+        if label.startswith("read_only_invoke"):
+            target = (
+                f"target >= {TARGET_REWRITES_PER_SECOND:,}/s: "
+                f"{_verdict(median, TARGET_REWRITES_PER_SECOND, False)} (median)"
+            )
         print(f"  {label:<86} {outcome:<9} {median:9,.0f} {best:9,.0f}  {target}")
-
-    for label, invocation in THROUGHPUT_INVOCATIONS:
-        outcome = "rewritten" if read_only_invoke(invocation).ok else "refused"
-        rates = per_second(lambda inv=invocation: read_only_invoke(inv), budget)
-        target = (
-            f"target >= {TARGET_REWRITES_PER_SECOND:,}/s: "
-            f"{_verdict(rates[0], TARGET_REWRITES_PER_SECOND, False)}"
-        )
-        rate_row(f"read_only_invoke: {label}", outcome, rates, target)
-    for command_text in THROUGHPUT_COMMANDS:
-        outcome = "admitted" if check_read_only_command(command_text).ok else "refused"
-        rates = per_second(lambda text=command_text: check_read_only_command(text), budget)
-        rate_row(f"check_read_only_command: {command_text}", outcome, rates)
-    rates = per_second(lambda: decide_pretooluse(HOOK_EVENT), budget)
-    rate_row("decide_pretooluse: the Bash event above", "allow", rates)
 
     print()
     print("Scaling, pure rewrite (read_only_invoke): CPU time of one call (median)")
