@@ -1,7 +1,9 @@
 """Entry point for the `toolgate` console script and `python -m toolgate_cli`.
 
 The Claude Code PreToolUse hook runs on every tool call, so `toolgate hook claude-pretooluse`
-is routed here without importing click or rich; everything else goes through the click app.
+is routed here without importing click or rich; so is `toolgate dispatch`, which runs before every
+lane launch, in the form a launcher sends it (`toolgate_cli.dispatch_main`). Everything else,
+and anything those fast paths do not understand, goes through the click app.
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ def main(argv: list[str] | None = None) -> None:
             # must exit 2, which blocks the call and shows this line to the model.
             sys.stderr.write(f"toolgate hook: internal error ({type(error).__name__}); blocked\n")
             sys.exit(2)
+        if status is not None:
+            sys.exit(status)
+    elif args[:1] == ["dispatch"]:
+        from toolgate_cli import dispatch_main
+
+        status = dispatch_main.fast_path(args[1:])
         if status is not None:
             sys.exit(status)
     from toolgate_cli.cli import run

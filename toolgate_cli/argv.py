@@ -117,8 +117,13 @@ class FlagTable:
         return self._by_name.keys()
 
     def with_extra(self, extra: Iterable[FlagSpec]) -> FlagTable:
-        """This table plus `extra` rows (rows for names already known are an error)."""
-        return FlagTable((*self.specs, *extra))
+        """This table plus `extra` rows (rows for names already known are an error).
+
+        Without extra rows it is this very table: building the name index costs more than the
+        rest of a typical rewrite, and every rewrite asks (measured in benchmarks/run.py).
+        """
+        rows = tuple(extra)
+        return FlagTable((*self.specs, *rows)) if rows else self
 
 
 class ItemKind(enum.Enum):
@@ -227,12 +232,25 @@ def tokenize(
             named = found[-1]
             if named.spec is None:  # pragma: no cover - both parsers always attach a spec
                 raise ArgvError(word, f"cannot place {word!r}")
-            last, after = _take_values(args, index, named.spec, named.written, dialect)
-            found[-1] = Item(
-                last.kind, last.start, last.end, last.spec, last.written, last.values, named.glued
-            )
-            if named.spec.arity is Arity.VARIADIC:
-                variadic_words = list(last.values)
+            # A flag takes nothing: its item is complete. Items are built once where possible:
+            # building them is most of what tokenizing costs (benchmarks/run.py).
+            if named.spec.arity is not Arity.FLAG:
+                last, after = _take_values(args, index, named.spec, named.written, dialect)
+                found[-1] = (
+                    Item(
+                        last.kind,
+                        last.start,
+                        last.end,
+                        last.spec,
+                        last.written,
+                        last.values,
+                        named.glued,
+                    )
+                    if named.glued
+                    else last
+                )
+                if named.spec.arity is Arity.VARIADIC:
+                    variadic_words = list(last.values)
         items.extend(found)
         index = after
     close_variadic(index)

@@ -12,6 +12,7 @@ import sys
 import click
 
 from toolgate_cli import __version__, exitcodes
+from toolgate_cli.messages import shortened
 
 # command name -> (module, attribute). Order here is the order `toolgate --help` lists them.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
@@ -73,11 +74,13 @@ def run(args: list[str]) -> int:
     except click.UsageError as error:
         # One line, so a script's log shows the whole reason: no usage banner.
         where = error.ctx.command_path if error.ctx is not None else "toolgate"
-        message = " ".join(error.format_message().split())
+        message = shortened(" ".join(error.format_message().split()))
         click.echo(f"{where}: error: {message} (see '{where} --help')", err=True)
         return error.exit_code
     except click.ClickException as error:
-        click.echo(f"toolgate: error: {' '.join(error.format_message().split())}", err=True)
+        click.echo(
+            f"toolgate: error: {shortened(' '.join(error.format_message().split()))}", err=True
+        )
         return error.exit_code
     except click.exceptions.Abort:
         click.echo("toolgate: aborted", err=True)
@@ -89,7 +92,7 @@ def run(args: list[str]) -> int:
     except Exception as error:  # the last line of defence: one line, no traceback
         detail = str(error).splitlines()[0] if str(error) else ""
         message = f"toolgate: internal error: {type(error).__name__}"
-        click.echo(f"{message}: {detail}" if detail else message, err=True)
+        click.echo(shortened(f"{message}: {detail}" if detail else message), err=True)
         return exitcodes.INTERNAL
     return result if isinstance(result, int) else exitcodes.OK
 

@@ -11,7 +11,11 @@ from dataclasses import dataclass, field, replace
 
 from toolgate_cli.lanes import lane_kind, read_only_invoke
 from toolgate_cli.lanes.base import Change, LaneInvocation, RewriteOptions
-from toolgate_cli.verdict import Mode, ReadOnlyRequest, Refused, read_only_verdict
+from toolgate_cli.verdict import ReadOnlyRequest, Refused, read_only_verdict
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from toolgate_cli.verdict import Mode
 
 ANSWER_BINDING = "answer mode: no lane process is spawned"
 

@@ -16,7 +16,6 @@ Exit status, as Claude Code reads it:
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
 
@@ -65,8 +64,11 @@ def run_pretooluse(prefixes: list[str], stdin: BinaryIO, stdout: BinaryIO) -> in
         stdout.write(payload)
         stdout.flush()
     except OSError:
-        with contextlib.suppress(OSError):
+        # try/except, not contextlib.suppress: contextlib is an import the hook pays on every call
+        try:  # noqa: SIM105
             sys.stderr.write("toolgate hook: could not write the decision; blocking this call\n")
+        except OSError:
+            pass
         return BLOCKING_ERROR
     return 0
 

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Any
 
 import click
 
-from toolgate_cli import exitcodes
-from toolgate_cli.commands.common import build_request, dispatch_options, non_utf8_argument
-from toolgate_cli.decision import DispatchDecision, decide_dispatch
+from toolgate_cli.commands.common import dispatch_options
+from toolgate_cli.dispatching import UsageProblem, run_dispatch
 
 HELP = """Judge a lane invocation and rewrite it so the lane's own CLI enforces read-only.
 
@@ -35,59 +32,8 @@ Exit status: 0 ok, 2 usage error, 3 refused, 126 lane not executable,
 @click.option("--json", "output", flag_value="json", default=True, help="Print JSON (default).")
 @click.option("--exec", "output", flag_value="exec", help="Exec the rewritten lane in --cwd.")
 def dispatch(output: str, **params: Any) -> int:  # noqa: ANN401 - click passes the options
-    request = build_request(params)
-    words = params["lane_command"]
-    bad = non_utf8_argument(words)
-    if bad is not None and output == "json":
-        raise click.UsageError(
-            f"argument {bad + 1} of the lane command is not valid UTF-8; JSON cannot carry it "
-            "(--exec passes it through byte for byte)"
-        )
-    if output == "exec" and request.mode == "answer":
-        raise click.UsageError("--exec with --mode answer: answer mode spawns nothing")
-    decision = decide_dispatch(request)
-    if output == "exec":
-        return _exec(decision)
-    _print_json(decision)
-    if not decision.ok:
-        click.echo(f"toolgate: refused: {decision.refusal}", err=True)
-        return exitcodes.REFUSED
-    return exitcodes.OK
-
-
-def _print_json(decision: DispatchDecision) -> None:
-    """Write the decision as one line of JSON, or nothing and a usage error when a value in it
-    (a path, an environment value) holds bytes that are not UTF-8: JSON text is UTF-8, and
-    writing the raw bytes back would give the reader something that is not JSON."""
-    payload = decision.as_json()
-    text = json.dumps(payload, ensure_ascii=False, indent=None)
+    # The same function the click-free fast path (toolgate_cli.dispatch_main) calls.
     try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        fields = [
-            key
-            for key, value in payload.items()
-            if non_utf8_argument([json.dumps(value, ensure_ascii=False)]) is not None
-        ]
-        raise click.UsageError(
-            f"{', '.join(fields) or 'the result'} is not valid UTF-8, so JSON cannot carry it "
-            "(--exec passes it through byte for byte)"
-        ) from None
-    sys.stdout.buffer.write(data + b"\n")
-    sys.stdout.flush()
-
-
-def _exec(decision: DispatchDecision) -> int:
-    from toolgate_cli.execlane import ExecFailure, exec_lane
-    from toolgate_cli.verdict import one_line
-
-    if not decision.ok or decision.invoke is None:
-        click.echo(f"toolgate: refused: {decision.refusal}", err=True)
-        return exitcodes.REFUSED
-    root = decision.caller_root if decision.read_only else None
-    try:
-        exec_lane(decision.invoke, decision.cwd, root)
-    except ExecFailure as failure:
-        click.echo(f"toolgate: {one_line(failure.message)}", err=True)
-        return failure.status
-    return exitcodes.OK  # pragma: no cover - exec_lane returns only with a test double
+        return run_dispatch(params, output)
+    except UsageProblem as problem:
+        raise click.UsageError(problem.message) from None

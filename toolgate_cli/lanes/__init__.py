@@ -7,11 +7,11 @@ a kind it has never heard of is refused too: unknown never claims.
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from toolgate_cli.lanes import claude, codex
 from toolgate_cli.lanes.base import (
     Change,
     LaneInvocation,
@@ -35,14 +35,33 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
 class Lane:
-    """A lane toolgate can make read-only: its rewrite and what enforces it."""
+    """A lane toolgate can make read-only: its rewrite and what enforces it.
 
-    kind: str
-    mechanism: str
-    versions_proven: tuple[str, ...]
-    rewrite: Callable[[LaneInvocation, RewriteOptions], RewriteResult]
+    The lane's module (its flag tables, its rewrite) is imported on first use: a dispatch of
+    one lane does not pay for building the other lanes' tables.
+    """
+
+    __slots__ = ("kind", "mechanism", "module")
+
+    def __init__(self, kind: str, mechanism: str, module: str) -> None:
+        self.kind = kind
+        self.mechanism = mechanism
+        self.module = module
+
+    def __repr__(self) -> str:
+        return f"Lane({self.kind!r}, {self.mechanism!r}, {self.module!r})"
+
+    @property
+    def versions_proven(self) -> tuple[str, ...]:
+        versions: tuple[str, ...] = importlib.import_module(self.module).VERSIONS_PROVEN
+        return versions
+
+    @property
+    def rewrite(self) -> Callable[[LaneInvocation, RewriteOptions], RewriteResult]:
+        module = sys.modules.get(self.module) or importlib.import_module(self.module)
+        rewrite: Callable[[LaneInvocation, RewriteOptions], RewriteResult] = module.rewrite
+        return rewrite
 
 
 LANES: dict[str, Lane] = {
@@ -51,16 +70,14 @@ LANES: dict[str, Lane] = {
         "headless (-p) runs only; --permission-mode dontAsk, --tools/--allowedTools = "
         "Read,Glob,Grep,WebFetch,WebSearch, writers in --disallowedTools, --strict-mcp-config, "
         '--setting-sources ""',
-        claude.VERSIONS_PROVEN,
-        claude.rewrite,
+        "toolgate_cli.lanes.claude",
     ),
     "codex": Lane(
         "codex",
         "--sandbox read-only (codex's own sandbox), --ignore-user-config, --ignore-rules, "
         '--disable hooks, -c approval_policy="never"; exec and exec review only '
         "(review runs as exec review)",
-        codex.VERSIONS_PROVEN,
-        codex.rewrite,
+        "toolgate_cli.lanes.codex",
     ),
 }
 
@@ -79,12 +96,14 @@ REFUSED_LANES: dict[str, str] = {
     ),
 }
 
+_NO_OPTIONS = RewriteOptions()  # immutable, so one instance serves every call
+
 _WINDOWS_SUFFIX = re.compile(r"\.(exe|cmd|bat|ps1)$", re.IGNORECASE)
 
 
 def lane_kind(command: str) -> str:
     """The lane kind named by `command`: its basename (either slash), minus a Windows suffix."""
-    base = re.split(r"[\\/]", command)[-1]
+    base = command.rpartition("/")[2].rpartition("\\")[2]
     return _WINDOWS_SUFFIX.sub("", base)
 
 
@@ -96,7 +115,7 @@ def read_only_invoke(
     Pure over its inputs (apart from resolving output paths against `options.cwd`): it never
     spawns anything and never reads a lane's configuration.
     """
-    options = options if options is not None else RewriteOptions()
+    options = options if options is not None else _NO_OPTIONS
     kind = lane_kind(invocation.command)
     lane = LANES.get(kind)
     if lane is not None:

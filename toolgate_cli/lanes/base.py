@@ -8,12 +8,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 from toolgate_cli.argv import Action, ArgvError, Arity, FlagSpec, Item, ItemKind
 from toolgate_cli.verdict import is_within, one_line
 
-ChangeAction = Literal["kept", "replaced", "stripped", "added", "refused"]
+# Type-only: importing typing costs the dispatch path ~2 ms at start-up (benchmarks/run.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    ChangeAction = Literal["kept", "replaced", "stripped", "added", "refused"]
 
 _PAST_TENSE: dict[Action, ChangeAction] = {
     Action.KEEP: "kept",
@@ -129,6 +133,8 @@ def pass_flag_specs(
     Raises ValueError when a declaration names an option the lane's table already knows: the
     table's verdict on a known option is never overridden from the command line.
     """
+    if not options.pass_flags:
+        return ()  # the usual case: no set of every known name to build
     known_names = set(known)
     rows = []
     for declared in options.pass_flags:
@@ -149,6 +155,28 @@ def pass_flag_specs(
         arity = Arity.VALUE if declared.takes_value else Arity.FLAG
         rows.append(FlagSpec((declared.name,), arity, Action.KEEP, "declared safe by --pass-flag"))
     return tuple(rows)
+
+
+REASONS_SHOWN = 5
+"""How many refusal lines a joined reason spells out; `changes` still lists every one."""
+
+
+def joined_refusals(refusals: Sequence[str]) -> str:
+    """The reason of a refused rewrite: its refusal lines joined with "; ", each distinct line
+    once (with how many times it occurred, when more than once) and at most `REASONS_SHOWN` of
+    them, then how many more. Bounded on purpose: a template that repeats a refused flag 100,000
+    times must not turn into a reason of megabytes."""
+    counts: dict[str, int] = {}
+    for line in refusals:
+        counts[line] = counts.get(line, 0) + 1
+    shown = [
+        line if count == 1 else f"{line} ({count:,} times)"
+        for line, count in list(counts.items())[:REASONS_SHOWN]
+    ]
+    hidden = len(counts) - len(shown)
+    if hidden:
+        shown.append(f"and {hidden:,} more (each is listed in changes)")
+    return "; ".join(shown)
 
 
 def option_change(item: Item, args: Sequence[str], action: Action, reason: str) -> Change:

@@ -46,6 +46,7 @@ from toolgate_cli.lanes.base import (
     argv_refusal,
     env_changes,
     first_operand,
+    joined_refusals,
     output_file_outside_tree,
     pass_flag_specs,
     walk_items,
@@ -127,6 +128,7 @@ ANYWHERE_PREFIXES: dict[str, str] = {
     "cc://": "a deep link: claude connects to another session",
     "cc+unix://": "a deep link: claude connects to another session",
 }
+_ANYWHERE_PREFIX_TUPLE = tuple(ANYWHERE_PREFIXES)
 
 
 def _debug_file(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
@@ -307,6 +309,14 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     walk = walk_items(items, args, options, LANE)
     _refuse_anywhere_words(args, walk)
     _refuse_option_names_out_of_place(args, items, table, walk)
+    template_denies = [
+        word
+        for item in walk.removed
+        if item.spec is not None and item.spec.canonical == "--disallowedTools"
+        for word in item.values
+        if not looks_like_option(word)
+    ]
+    _refuse_folded_anywhere_words(template_denies, walk)
     printing = any(
         item.spec is not None and args[item.start] in PRINT_WORDS and not item.glued
         for item in items
@@ -329,15 +339,8 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     changes = walk.changes + env_found
     refusals = walk.refusals + env_refusals
     if refusals:
-        return RewriteRefused("; ".join(refusals), tuple(changes), LANE)
+        return RewriteRefused(joined_refusals(refusals), tuple(changes), LANE)
 
-    template_denies = [
-        word
-        for item in walk.removed
-        if item.spec is not None and item.spec.canonical == "--disallowedTools"
-        for word in item.values
-        if not looks_like_option(word)
-    ]
     added = _read_only_flags(template_denies, options)
     for flag, words, reason in added:
         changes.append(Change("added", flag, words, reason))
@@ -352,12 +355,12 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
 
 def _refuse_anywhere_words(args: Sequence[str], walk: Walk) -> None:
     """Refuse the words claude acts on wherever they stand, the `--` tail and prompt included."""
+    # A set, built once: asking every change about every word was quadratic in the argv length.
+    refused_words = {word for c in walk.changes if c.action == "refused" for word in c.words}
     for word in args:
-        reason = ANYWHERE_WORDS.get(word)
-        if reason is None:
-            reason = next((r for p, r in ANYWHERE_PREFIXES.items() if word.startswith(p)), None)
-        already = any(c.action == "refused" and word in c.words for c in walk.changes)
-        if reason is not None and not already:
+        reason = _anywhere_reason(word)
+        if reason is not None and word not in refused_words:
+            refused_words.add(word)
             walk.changes.append(Change("refused", word.split("=")[0], (word,), reason))
             walk.refusals.append(
                 f"{word!r} anywhere in claude's arguments {reason}; remove it (claude reads it "
@@ -386,6 +389,29 @@ def _refuse_option_names_out_of_place(
             f"{word!r} spells a claude option but stands as a value or prompt; claude scans its "
             "raw arguments for some options, so toolgate refuses it there: reword it"
         )
+def _anywhere_reason(word: str) -> str | None:
+    """Why claude acts on `word` wherever it stands, or None if it does not."""
+    reason = ANYWHERE_WORDS.get(word)
+    if reason is None and word.startswith(_ANYWHERE_PREFIX_TUPLE):
+        reason = next((r for p, r in ANYWHERE_PREFIXES.items() if word.startswith(p)), None)
+    return reason
+
+
+def _refuse_folded_anywhere_words(template_denies: Sequence[str], walk: Walk) -> None:
+    """Refuse a template deny name that claude would act on once it stands alone.
+
+    The template's --disallowedTools values are folded into toolgate's own deny list, each as
+    a word of its own. `--disallowedTools=cc+unix://x` is one argument that claude's scan for
+    deep links does not match; folded, `cc+unix://x` would be an argument of its own, which
+    it does (found by the fuzz target, tests/fuzz)."""
+    for word in template_denies:
+        reason = _anywhere_reason(word)
+        if reason is not None:
+            walk.changes.append(Change("refused", "--disallowedTools", (word,), reason))
+            walk.refusals.append(
+                f"the --disallowedTools value {word!r} would stand as an argument of its own "
+                f"in the rewrite, where claude acts on it ({reason}); drop it"
+            )
 
 
 def _read_only_flags(

@@ -45,6 +45,7 @@ from toolgate_cli.lanes.base import (
     argv_refusal,
     env_changes,
     first_operand,
+    joined_refusals,
     output_file_outside_tree,
     pass_flag_specs,
     shown_option,
@@ -372,6 +373,11 @@ READ_ONLY_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 """What toolgate puts right after `exec`, in this order (clap: one `-s` per subcommand)."""
 
 
+_KNOWN_OPTION_NAMES = frozenset(
+    {*TOP_FLAGS.names(), *EXEC_FLAGS.names(), *EXEC_REVIEW_FLAGS.names()}
+)
+
+
 def _validate_pass_config(options: RewriteOptions) -> None:
     for declared in options.pass_config:
         rule = _config_rule(declared)
@@ -387,8 +393,7 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     args = invocation.args
     try:
         _validate_pass_config(options)
-        known = {*TOP_FLAGS.names(), *EXEC_FLAGS.names(), *EXEC_REVIEW_FLAGS.names()}
-        extra = pass_flag_specs(options, known, LANE)
+        extra = pass_flag_specs(options, _KNOWN_OPTION_NAMES, LANE)
         top_items, at = tokenize(
             args, TOP_FLAGS.with_extra(extra), Dialect.CLAP, stop_at_positional=lambda _: True
         )
@@ -472,7 +477,7 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     changes.extend(env_found)
     refusals.extend(env_refusals)
     if refusals:
-        return RewriteRefused("; ".join(refusals), tuple(changes), LANE)
+        return RewriteRefused(joined_refusals(refusals), tuple(changes), LANE)
 
     added = tuple(word for _, words, _ in READ_ONLY_FLAGS for word in words)
     changes.extend(Change("added", flag, words, reason) for flag, words, reason in READ_ONLY_FLAGS)
@@ -521,4 +526,4 @@ def _refuse_subcommand(
     env_found, env_refusals = env_changes(invocation.env, ENV_RULES, options, LANE)
     changes.extend(env_found)
     refusals.extend(env_refusals)
-    return RewriteRefused("; ".join(refusals), tuple(changes), LANE)
+    return RewriteRefused(joined_refusals(refusals), tuple(changes), LANE)

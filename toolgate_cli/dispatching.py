@@ -1,0 +1,228 @@
+"""`toolgate dispatch` after its options are parsed: one implementation for both entry points.
+
+The click command (`toolgate_cli.commands.dispatch`) and the click-free fast path
+(`toolgate_cli.dispatch_main`, which a launcher hits before every lane start) both parse the
+command line into the same `params` mapping, the one click builds from the options in
+`toolgate_cli.commands.common.dispatch_options`, and call `run_dispatch`. Usage problems are
+raised as `UsageProblem` before anything is written, so the fast path can hand the command
+line to click, which reports them in its usual one-line form.
+
+No click here, no rich: only the decision modules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+
+from toolgate_cli import exitcodes
+from toolgate_cli.decision import DispatchDecision, DispatchRequest, decide_dispatch
+from toolgate_cli.lanes.base import LaneInvocation, PassFlag, RewriteOptions
+from toolgate_cli.messages import shortened
+from toolgate_cli.verdict import one_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from toolgate_cli.verdict import Mode
+
+# The directory holding the `toolgate_cli` package this code runs from.
+TOOLGATE_PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class UsageProblem(Exception):
+    """The command line cannot be run as given; `message` is the one-line reason."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def parse_pass_flag(text: str) -> PassFlag:
+    name, has_value, value = text.partition("=")
+    if not name.startswith("-"):
+        raise UsageProblem(f"--pass-flag {text}: give an option name, like --foo or --foo=1")
+    if not has_value:
+        return PassFlag(name)
+    if value not in ("0", "1"):
+        raise UsageProblem(f"--pass-flag {text}: the value count must be 0 or 1")
+    return PassFlag(name, takes_value=value == "1")
+
+
+def parse_env(pairs: Sequence[str], unset: Sequence[str]) -> dict[str, str | None]:
+    env: dict[str, str | None] = {}
+    for pair in pairs:
+        name, has_equals, value = pair.partition("=")
+        if not has_equals or not name:
+            raise UsageProblem(f"--env {pair}: expected NAME=VALUE")
+        env[name] = value
+    for name in unset:
+        env[name] = None
+    return env
+
+
+def default_caller_root(start: str) -> str:
+    """The git top-level containing `start` (a `.git` directory or file), else `start`.
+
+    Walks up instead of spawning git: dispatch runs before every lane launch.
+    """
+    current = os.path.realpath(start)
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return os.path.realpath(start)
+        current = parent
+
+
+def hook_command(prefixes: Sequence[str]) -> str:
+    """The shell command line that runs this very toolgate's PreToolUse hook.
+
+    The same interpreter and the same package directory, pinned: `python -m` would put the lane's
+    working directory first on sys.path, and a tree that ships its own `toolgate_cli` package
+    must not get to answer for toolgate.
+    """
+    bootstrap = (
+        f"import sys; sys.path[0] = {TOOLGATE_PACKAGE_PARENT!r}; "
+        "from toolgate_cli.__main__ import main; main()"
+    )
+    argv = [sys.executable, "-E", "-s", "-c", bootstrap, "hook", "claude-pretooluse"]
+    for prefix in prefixes:
+        argv += ["--allow-bash-prefix", prefix]
+    return shlex.join(argv)
+
+
+def non_utf8_argument(words: Sequence[str]) -> int | None:
+    """The index of the first word holding bytes that are not UTF-8 (surrogate escapes)."""
+    for index, word in enumerate(words):
+        try:
+            word.encode("utf-8")
+        except UnicodeEncodeError:
+            return index
+    return None
+
+
+def build_request(params: Mapping[str, object]) -> DispatchRequest:
+    """Turn the dispatch options into a DispatchRequest; raise UsageProblem on bad input.
+
+    `params` holds what click passes the command: `lane_command` (a tuple of words),
+    `read_only`, `read_shell` (bools), `mode` ("agent" or "answer"), `cwd` and `caller_root`
+    (str or None), and the tuples `bash_prefixes`, `pass_flags`, `pass_config`, `pass_env`,
+    `env_pairs`, `unset_env`.
+    """
+    words = _words(params, "lane_command")
+    if params["mode"] not in ("agent", "answer"):
+        raise UsageProblem(f"--mode {params['mode']}: choose agent or answer")
+    mode: Mode = "answer" if params["mode"] == "answer" else "agent"
+    if not words and mode != "answer":
+        raise UsageProblem("no lane command: put it after --, e.g. -- claude -p 'review this'")
+    if params["read_shell"] and not params["read_only"]:
+        raise UsageProblem("--read-shell needs --read-only")
+    if params["bash_prefixes"] and not params["read_shell"]:
+        raise UsageProblem("--allow-bash-prefix needs --read-shell")
+    cwd = _optional_text(params, "cwd")
+    caller_root = _optional_text(params, "caller_root")
+    env = parse_env(_words(params, "env_pairs"), _words(params, "unset_env"))
+    invocation = LaneInvocation(words[0], words[1:], env) if words else None
+    options = RewriteOptions(
+        pass_flags=tuple(parse_pass_flag(text) for text in _words(params, "pass_flags")),
+        pass_config=frozenset(_words(params, "pass_config")),
+        pass_env=frozenset(_words(params, "pass_env")),
+        read_shell_hook=(
+            hook_command(_words(params, "bash_prefixes")) if params["read_shell"] else None
+        ),
+    )
+    return DispatchRequest(
+        invocation=invocation,
+        read_only=bool(params["read_only"]),
+        mode=mode,
+        cwd=cwd,
+        caller_root=caller_root or default_caller_root(os.getcwd()),
+        options=options,
+    )
+
+
+def _words(params: Mapping[str, object], key: str) -> tuple[str, ...]:
+    value = params[key]
+    if not isinstance(value, tuple | list):  # pragma: no cover - wiring error
+        raise TypeError(f"{key}: expected a sequence of words")
+    return tuple(str(word) for word in value)
+
+
+def _optional_text(params: Mapping[str, object], key: str) -> str | None:
+    value = params[key]
+    if value is None:
+        return None
+    if not value:
+        raise UsageProblem(f"--{key.replace('_', '-')}: empty path")
+    return str(value)
+
+
+def decision_json_bytes(decision: DispatchDecision) -> bytes:
+    """The decision as one line of JSON, or UsageProblem when a value in it (a path, an
+    environment value) holds bytes that are not UTF-8: JSON text is UTF-8, and writing the raw
+    bytes back would give the reader something that is not JSON."""
+    payload = decision.as_json()
+    text = json.dumps(payload, ensure_ascii=False, indent=None)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        fields = [
+            key
+            for key, value in payload.items()
+            if non_utf8_argument([json.dumps(value, ensure_ascii=False)]) is not None
+        ]
+        raise UsageProblem(
+            f"{', '.join(fields) or 'the result'} is not valid UTF-8, so JSON cannot carry it "
+            "(--exec passes it through byte for byte)"
+        ) from None
+    return data + b"\n"
+
+
+def run_dispatch(params: Mapping[str, object], output: str) -> int:
+    """Decide, then print the JSON (`output` "json") or exec the lane ("exec"); return the exit
+    status. Raises UsageProblem before writing anything."""
+    request = build_request(params)
+    bad = non_utf8_argument(_words(params, "lane_command"))
+    if bad is not None and output == "json":
+        raise UsageProblem(
+            f"argument {bad + 1} of the lane command is not valid UTF-8; JSON cannot carry it "
+            "(--exec passes it through byte for byte)"
+        )
+    if output == "exec" and request.mode == "answer":
+        raise UsageProblem("--exec with --mode answer: answer mode spawns nothing")
+    decision = decide_dispatch(request)
+    if output == "exec":
+        return _exec(decision)
+    data = decision_json_bytes(decision)
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+    if not decision.ok:
+        _say(f"toolgate: refused: {decision.refusal}")
+        return exitcodes.REFUSED
+    return exitcodes.OK
+
+
+def _exec(decision: DispatchDecision) -> int:
+    from toolgate_cli.execlane import ExecFailure, exec_lane
+
+    if not decision.ok or decision.invoke is None:
+        _say(f"toolgate: refused: {decision.refusal}")
+        return exitcodes.REFUSED
+    root = decision.caller_root if decision.read_only else None
+    try:
+        exec_lane(decision.invoke, decision.cwd, root)
+    except ExecFailure as failure:
+        _say(f"toolgate: {failure.message}")
+        return failure.status
+    return exitcodes.OK  # pragma: no cover - exec_lane returns only with a test double
+
+
+def _say(line: str) -> None:
+    """One line on stderr, shortened if long; never raises for text that is not UTF-8."""
+    sys.stderr.write(shortened(one_line(line)) + "\n")
+    sys.stderr.flush()
