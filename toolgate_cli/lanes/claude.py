@@ -341,10 +341,9 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     if refusals:
         return RewriteRefused(joined_refusals(refusals), tuple(changes), LANE)
 
-    added = _read_only_flags(template_denies, options)
-    for flag, words, reason in added:
-        changes.append(Change("added", flag, words, reason))
-    new_args = tuple(word for _, words, _ in added for word in words) + tuple(walk.kept)
+    added_words, added_changes = _added(template_denies, options)
+    changes.extend(added_changes)
+    new_args = added_words + tuple(walk.kept)
     binding = "claude --permission-mode dontAsk, read-only tool set"
     if options.read_shell_hook is not None:
         binding += ", Bash checked by the toolgate PreToolUse hook"
@@ -414,6 +413,22 @@ def _refuse_folded_anywhere_words(template_denies: Sequence[str], walk: Walk) ->
             )
 
 
+def _added(
+    template_denies: Sequence[str], options: RewriteOptions
+) -> tuple[tuple[str, ...], tuple[Change, ...]]:
+    """The words toolgate puts in front and their change entries (the common case built once)."""
+    if not template_denies and options.read_shell_hook is None:
+        return _DEFAULT_ADDED
+    return _flattened(_read_only_flags(template_denies, options))
+
+
+def _flattened(
+    flags: Sequence[tuple[str, tuple[str, ...], str]],
+) -> tuple[tuple[str, ...], tuple[Change, ...]]:
+    words = tuple(word for _, flag_words, _ in flags for word in flag_words)
+    return words, tuple(Change("added", flag, flag_words, why) for flag, flag_words, why in flags)
+
+
 def _read_only_flags(
     template_denies: Sequence[str], options: RewriteOptions
 ) -> list[tuple[str, tuple[str, ...], str]]:
@@ -458,3 +473,7 @@ def _read_only_flags(
         )
     )
     return flags
+
+
+_DEFAULT_ADDED = _flattened(_read_only_flags((), RewriteOptions()))
+"""The block for a template with no deny list of its own and no read shell: most rewrites."""

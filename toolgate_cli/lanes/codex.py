@@ -372,6 +372,9 @@ READ_ONLY_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 )
 """What toolgate puts right after `exec`, in this order (clap: one `-s` per subcommand)."""
 
+_ADDED_WORDS = tuple(word for _, words, _ in READ_ONLY_FLAGS for word in words)
+_ADDED_CHANGES = tuple(Change("added", flag, words, why) for flag, words, why in READ_ONLY_FLAGS)
+
 
 _KNOWN_OPTION_NAMES = frozenset(
     {*TOP_FLAGS.names(), *EXEC_FLAGS.names(), *EXEC_REVIEW_FLAGS.names()}
@@ -479,12 +482,11 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     if refusals:
         return RewriteRefused(joined_refusals(refusals), tuple(changes), LANE)
 
-    added = tuple(word for _, words, _ in READ_ONLY_FLAGS for word in words)
-    changes.extend(Change("added", flag, words, reason) for flag, words, reason in READ_ONLY_FLAGS)
+    changes.extend(_ADDED_CHANGES)
     if review_only:
-        new_args = (*top.kept, "exec", *added, "review", *sub.kept)
+        new_args = (*top.kept, "exec", *_ADDED_WORDS, "review", *sub.kept)
     else:
-        new_args = (*top.kept, subcommand, *added, *sub.kept)
+        new_args = (*top.kept, subcommand, *_ADDED_WORDS, *sub.kept)
         if nested == "review":
             new_args = (*new_args, "review", *review.kept)
     return Rewritten(
