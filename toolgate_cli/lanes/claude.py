@@ -307,8 +307,7 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
         return RewriteRefused(str(error), (), LANE)
 
     walk = walk_items(items, args, options, LANE)
-    _refuse_anywhere_words(args, walk)
-    _refuse_option_names_out_of_place(args, items, table, walk)
+    _refuse_words_claude_acts_on(args, items, table, walk)
     template_denies = [
         word
         for item in walk.removed
@@ -352,34 +351,35 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     )
 
 
-def _refuse_anywhere_words(args: Sequence[str], walk: Walk) -> None:
-    """Refuse the words claude acts on wherever they stand, the `--` tail and prompt included."""
+def _refuse_words_claude_acts_on(
+    args: Sequence[str], items: Sequence[Item], table: FlagTable, walk: Walk
+) -> None:
+    """Refuse, in one pass over the argv, the words claude acts on wherever they stand.
+
+    Two kinds, each word refused once:
+    - the switches and deep links claude reads before commander parses anything, even after
+      `--` and in the prompt (`ANYWHERE_WORDS`, `ANYWHERE_PREFIXES`);
+    - any other word that spells one of claude's options but stands as a value, a prompt or
+      after `--`. commander reads such a word as data, but claude scans its raw argv for
+      several switches (measured: `-p`, `--bg`, `--tmux` with `-w`; read in the binary:
+      `--handle-uri`, `--agent-teams`, `-c`/`--resume`); refusing the class keeps a switch
+      hidden in a value from acting, in this version and the next.
+    """
+    option_words = {item.start for item in items if item.kind is ItemKind.OPTION}
     # A set, built once: asking every change about every word was quadratic in the argv length.
     refused_words = {word for c in walk.changes if c.action == "refused" for word in c.words}
-    for word in args:
+    for index, word in enumerate(args):
+        if word in refused_words:
+            continue
         reason = _anywhere_reason(word)
-        if reason is not None and word not in refused_words:
+        if reason is not None:
             refused_words.add(word)
             walk.changes.append(Change("refused", word.split("=")[0], (word,), reason))
             walk.refusals.append(
                 f"{word!r} anywhere in claude's arguments {reason}; remove it (claude reads it "
                 "even after -- and inside the prompt position)"
             )
-
-
-def _refuse_option_names_out_of_place(
-    args: Sequence[str], items: Sequence[Item], table: FlagTable, walk: Walk
-) -> None:
-    """Refuse a word that spells one of claude's options but stands as a value, a prompt or
-    after `--`.
-
-    commander reads such a word as data, but claude also scans its raw argv for several
-    switches before commander runs (measured: `-p`, `--bg`, `--tmux` with `-w`; read in the
-    binary: `--handle-uri`, `--agent-teams`, `-c`/`--resume`). Refusing the whole class keeps a
-    switch hidden in a value from acting, in this version and the next.
-    """
-    option_words = {item.start for item in items if item.kind is ItemKind.OPTION}
-    for index, word in enumerate(args):
+            continue
         name = word.partition("=")[0] if word.startswith("--") else word
         if index in option_words or table.get(name) is None:
             continue
@@ -388,6 +388,8 @@ def _refuse_option_names_out_of_place(
             f"{word!r} spells a claude option but stands as a value or prompt; claude scans its "
             "raw arguments for some options, so toolgate refuses it there: reword it"
         )
+
+
 def _anywhere_reason(word: str) -> str | None:
     """Why claude acts on `word` wherever it stands, or None if it does not."""
     reason = ANYWHERE_WORDS.get(word)
