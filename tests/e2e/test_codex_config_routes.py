@@ -22,6 +22,7 @@ import pytest
 from tests.e2e.codex_harness import (
     ESCALATED_TOUCH,
     MCP_WRITER,
+    STUB_NO_MODEL_FLAG,
     TREE,
     Leg,
     Setup,
@@ -229,3 +230,29 @@ def test_user_trusted_hooks(codex_bin: Path, tmp_path: Path) -> None:
     control, gated = _run_both(codex_bin, tmp_path, PLAIN_EXEC, (), setup)
     assert_control_wrote(control, ["new: HOOKED"])
     assert_gated_held(gated, tool_attempted=False)
+
+
+# `codex review` takes none of the closers, so toolgate runs it as `codex exec review` with them
+# after `exec`. These prove that the closers reach the review run too.
+PLAIN_REVIEW = ["review", STUB_NO_MODEL_FLAG, "--uncommitted"]
+
+
+def _review_setup(rules: str) -> Setup:
+    """An uncommitted change to review, plus the user's execpolicy rules."""
+
+    def setup(tree: Path, home: Path) -> None:
+        (tree / "src" / "app.py").write_text("def greet() -> str:\n    return 'hi'\n")
+        (home / "rules").mkdir(parents=True, exist_ok=True)
+        (home / "rules" / "default.rules").write_text(rules)
+
+    return setup
+
+
+def test_review_execpolicy_rule_is_closed_too(codex_bin: Path, tmp_path: Path) -> None:
+    # Measured: an execpolicy allow rule runs `touch` outside the sandbox in a plain
+    # `codex review` too. (The auto-review route does not open there: the review thread asks
+    # with approval never, so it has no control that writes and is not a scenario.)
+    setup = _review_setup('prefix_rule(pattern=["touch"], decision="allow")\n')
+    control, gated = _run_both(codex_bin, tmp_path, PLAIN_REVIEW, TOUCH, setup)
+    assert_control_wrote(control, ["new: X"])
+    assert_gated_held(gated, tool_attempted=True)
