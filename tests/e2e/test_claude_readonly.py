@@ -376,3 +376,19 @@ def test_read_only_run_still_reads(
     _assert_gated_held(scenario, gated)
     expected = "README.md" if call.input.get("command", "").startswith("ls") else "# sample tree"
     assert expected in gated.stub.tool_result_texts()[0], gated.describe()
+
+
+def test_debug_file_outside_the_tree_is_kept_and_the_run_stays_read_only(
+    claude_bin: Path, tmp_path: Path
+) -> None:
+    """toolgate keeps --debug-file when the log resolves outside the caller root: claude writes
+    it there, and the tree still does not change under a scripted Write."""
+    scenario = Scenario(
+        "debug-file/outside",
+        ("-p", "--debug-file", "{HOME}/debug.log", "--", PROMPT),
+        (),
+        (ToolCall("Write", {"file_path": "{TREE}/w.txt", "content": "x"}),),
+    )
+    gated = run_leg(scenario, tmp_path, claude_bin, gated=True)
+    _assert_gated_held(scenario, gated)
+    assert (tmp_path / "gated-home" / "debug.log").exists(), gated.describe()
