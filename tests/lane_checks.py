@@ -8,12 +8,21 @@ read-only tool set, the writers, the flags codex gets) are written out here, not
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from tests.reference_parsers import Event, Parsed, clap_parse, commander_parse
 from toolgate_cli.argv import Action, FlagSpec
-from toolgate_cli.lanes import claude, codex
+from toolgate_cli.lanes import (
+    LaneInvocation,
+    RewriteRefused,
+    Rewritten,
+    claude,
+    codex,
+    read_only_invoke,
+)
 from toolgate_cli.lanes.base import RewriteOptions, pass_flag_specs
 
 READ_ONLY_TOOLS = "Read,Glob,Grep,WebFetch,WebSearch"
@@ -257,3 +266,62 @@ def assert_codex_read_only(
         action, _ = spec.decide(tuple(event.values[:1]), options)
         assert action is Action.KEEP, (event, action)
     return parsed
+
+
+# --- calling a lane's rewrite from a test ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LaneRewrites:
+    """`rewrite`, `ok` and `refused` for one lane: `ok` also checks the output is read-only as
+    the lane reads it (`assert_read_only`), `refused` that the reason is one line."""
+
+    lane: str
+    assert_read_only: Callable[[Sequence[str], RewriteOptions | None], object]
+
+    def rewrite(
+        self,
+        *args: str,
+        env: Mapping[str, str | None] | None = None,
+        options: RewriteOptions | None = None,
+    ) -> Rewritten | RewriteRefused:
+        return read_only_invoke(LaneInvocation(self.lane, args, env or {}), options)
+
+    def ok(
+        self,
+        *args: str,
+        env: Mapping[str, str | None] | None = None,
+        options: RewriteOptions | None = None,
+    ) -> Rewritten:
+        result = self.rewrite(*args, env=env, options=options)
+        assert isinstance(result, Rewritten), getattr(result, "reason", result)
+        self.assert_read_only(result.invoke.args, options)
+        return result
+
+    def refused(
+        self,
+        *args: str,
+        env: Mapping[str, str | None] | None = None,
+        options: RewriteOptions | None = None,
+    ) -> RewriteRefused:
+        result = self.rewrite(*args, env=env, options=options)
+        assert isinstance(result, RewriteRefused), result
+        assert result.reason and "\n" not in result.reason
+        return result
+
+
+def changes(result: Rewritten | RewriteRefused, action: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(flag, words) of every change entry with `action`."""
+    return [(c.flag, c.words) for c in result.changes if c.action == action]
+
+
+def tree_beside_outside(tmp_path: Path) -> Path:
+    """`tmp_path/tree` (with src/) and a sibling `tmp_path/outside`; returns the tree."""
+    (tmp_path / "tree" / "src").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    return tmp_path / "tree"
+
+
+def in_tree(tree: Path) -> RewriteOptions:
+    """Rewrite options for a lane that runs in `tree` and protects it."""
+    return RewriteOptions(cwd=os.path.realpath(tree), caller_root=os.path.realpath(tree))

@@ -7,8 +7,6 @@ read-only tool set in `--tools` and `--allowedTools`, the writers denied, no byp
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -16,48 +14,23 @@ import pytest
 from tests.lane_checks import (
     CLAUDE_SUBCOMMANDS,
     READ_ONLY_TOOLS,
+    LaneRewrites,
     assert_claude_read_only,
+    changes,
     claude_parse,
+    in_tree,
+    tree_beside_outside,
 )
-from toolgate_cli.lanes import LaneInvocation, RewriteRefused, Rewritten, read_only_invoke
+from toolgate_cli.lanes import RewriteRefused
 from toolgate_cli.lanes.base import PassFlag, RewriteOptions
 
-
-def rewrite(
-    *args: str,
-    env: Mapping[str, str | None] | None = None,
-    options: RewriteOptions | None = None,
-) -> Rewritten | RewriteRefused:
-    return read_only_invoke(LaneInvocation("claude", args, env or {}), options)
-
-
-def ok(*args: str, **kwargs: object) -> Rewritten:
-    result = rewrite(*args, **kwargs)  # type: ignore[arg-type]
-    assert isinstance(result, Rewritten), getattr(result, "reason", result)
-    assert_claude_read_only(result.invoke.args, kwargs.get("options"))  # type: ignore[arg-type]
-    return result
-
-
-def refused(*args: str, **kwargs: object) -> RewriteRefused:
-    result = rewrite(*args, **kwargs)  # type: ignore[arg-type]
-    assert isinstance(result, RewriteRefused), result
-    assert result.reason and "\n" not in result.reason
-    return result
-
-
-def changes(result: Rewritten | RewriteRefused, action: str) -> list[tuple[str, tuple[str, ...]]]:
-    return [(c.flag, c.words) for c in result.changes if c.action == action]
+_claude = LaneRewrites("claude", assert_claude_read_only)
+rewrite, ok, refused = _claude.rewrite, _claude.ok, _claude.refused
 
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    (tmp_path / "tree" / "src").mkdir(parents=True)
-    (tmp_path / "outside").mkdir()
-    return tmp_path / "tree"
-
-
-def in_tree(tree: Path) -> RewriteOptions:
-    return RewriteOptions(cwd=os.path.realpath(tree), caller_root=os.path.realpath(tree))
+    return tree_beside_outside(tmp_path)
 
 
 # --- the binding ---------------------------------------------------------------------------------

@@ -8,8 +8,6 @@ sandbox or approval override left.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -17,48 +15,23 @@ import pytest
 from tests.lane_checks import (
     CODEX_READ_ONLY,
     CODEX_SUBCOMMANDS,
+    LaneRewrites,
     assert_codex_read_only,
+    changes,
     codex_parse,
+    in_tree,
+    tree_beside_outside,
 )
-from toolgate_cli.lanes import LaneInvocation, RewriteRefused, Rewritten, read_only_invoke
+from toolgate_cli.lanes import RewriteRefused, Rewritten
 from toolgate_cli.lanes.base import PassFlag, RewriteOptions
 
-
-def rewrite(
-    *args: str,
-    env: Mapping[str, str | None] | None = None,
-    options: RewriteOptions | None = None,
-) -> Rewritten | RewriteRefused:
-    return read_only_invoke(LaneInvocation("codex", args, env or {}), options)
-
-
-def ok(*args: str, **kwargs: object) -> Rewritten:
-    result = rewrite(*args, **kwargs)  # type: ignore[arg-type]
-    assert isinstance(result, Rewritten), getattr(result, "reason", result)
-    assert_codex_read_only(result.invoke.args, kwargs.get("options"))  # type: ignore[arg-type]
-    return result
-
-
-def refused(*args: str, **kwargs: object) -> RewriteRefused:
-    result = rewrite(*args, **kwargs)  # type: ignore[arg-type]
-    assert isinstance(result, RewriteRefused), result
-    assert result.reason and "\n" not in result.reason
-    return result
-
-
-def changes(result: Rewritten | RewriteRefused, action: str) -> list[tuple[str, tuple[str, ...]]]:
-    return [(c.flag, c.words) for c in result.changes if c.action == action]
+_codex = LaneRewrites("codex", assert_codex_read_only)
+rewrite, ok, refused = _codex.rewrite, _codex.ok, _codex.refused
 
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    (tmp_path / "tree" / "src").mkdir(parents=True)
-    (tmp_path / "outside").mkdir()
-    return tmp_path / "tree"
-
-
-def in_tree(tree: Path) -> RewriteOptions:
-    return RewriteOptions(cwd=os.path.realpath(tree), caller_root=os.path.realpath(tree))
+    return tree_beside_outside(tmp_path)
 
 
 # --- the binding ---------------------------------------------------------------------------------
