@@ -159,6 +159,9 @@ def shell_quote(word: str, *, command_position: bool = False) -> str:
             return '"' + word + '"'
         return _dollar_quote(word)
     quoted = shlex.quote(word)
+    if quoted == word and word.startswith("="):
+        # zsh expands a leading `=` to a command's path (its EQUALS option): `=0` is an error.
+        return "'" + word + "'"
     if command_position and quoted == word and ("=" in word or word in _SHELL_RESERVED):
         return "'" + word + "'"
     return quoted
