@@ -1,7 +1,8 @@
-"""One dispatch decision: the verdict on where it runs, then the lane rewrite.
+"""One dispatch decision: the verdict on where it runs, the lane rewrite, then the tree lock.
 
 `decide_dispatch` is what `toolgate dispatch` and `toolgate explain` both call; it is pure apart
-from path resolution. `DispatchDecision.as_json` is the documented JSON shape (README, "JSON").
+from path resolution and, with `--lock-tree`, what the injected `LockHost` reads and tries.
+`DispatchDecision.as_json` is the documented JSON shape (README, "JSON").
 """
 
 from __future__ import annotations
@@ -9,12 +10,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
-from toolgate_cli.lanes import lane_kind, read_only_invoke
+from toolgate_cli.lanes import LANES, lane_kind, read_only_invoke
 from toolgate_cli.lanes.base import Change, LaneInvocation, RewriteOptions
+from toolgate_cli.treelock import LANE_FLAGS, TOOL, TREE_LOCK, wrapper_prefix
 from toolgate_cli.verdict import ReadOnlyRequest, Refused, read_only_verdict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from toolgate_cli.treelock import LockHost
     from toolgate_cli.verdict import Mode
 
 ANSWER_BINDING = "answer mode: no lane process is spawned"
@@ -30,11 +33,28 @@ class DispatchRequest:
     cwd: str | None
     caller_root: str
     options: RewriteOptions = field(default_factory=RewriteOptions)
+    lock: LockRequest | None = None
+
+
+@dataclass(frozen=True)
+class LockRequest:
+    """`--lock-tree`: run the lane under the kernel lock that `host` plans and tries.
+
+    `lane_flags` False (`--lock-only`) skips the lane-flag rewrite even for a lane that has
+    one: the template runs as given, with the lock alone.
+    """
+
+    host: LockHost
+    lane_flags: bool = True
 
 
 @dataclass(frozen=True)
 class DispatchDecision:
-    """The outcome: run `invoke` in `cwd` (ok), or `refusal` (one line, what to do instead)."""
+    """The outcome: run `invoke` in `cwd` (ok), or `refusal` (one line, what to do instead).
+
+    `layers` names what holds read-only: `lane-flags` (the lane's own CLI, rewritten) and/or
+    `tree-lock` (the caller root mounted read-only); empty when nothing is claimed.
+    """
 
     ok: bool
     mode: Mode
@@ -46,6 +66,7 @@ class DispatchDecision:
     binding: str | None
     changes: tuple[Change, ...]
     refusal: str | None
+    layers: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, object]:
         """The stable JSON object: same keys for every outcome, documented in the README."""
@@ -65,6 +86,7 @@ class DispatchDecision:
             "caller_root": self.caller_root,
             "invoke": invoke,
             "binding": self.binding,
+            "layers": list(self.layers),
             "changes": [change.as_json() for change in self.changes],
             "refusal": self.refusal,
         }
@@ -105,11 +127,53 @@ def decide_dispatch(request: DispatchRequest) -> DispatchDecision:
         return replace(base, ok=False, refusal="no lane command to dispatch")
     if not request.read_only:
         return replace(base, invoke=request.invocation)
+    if request.lock is not None and not (request.lock.lane_flags and lane in LANES):
+        alone = "--lock-only" if lane in LANES else f"{lane} has no read-only flags"
+        kept = Change("kept", "<lane>", (request.invocation.command,), f"lock alone: {alone}")
+        return _locked(base, request.lock, request.invocation, None, (kept,))
     options = replace(request.options, cwd=verdict.cwd, caller_root=caller_root)
     result = read_only_invoke(request.invocation, options)
     if not result.ok:
-        return replace(base, ok=False, changes=result.changes, refusal=result.reason)
-    return replace(base, invoke=result.invoke, binding=result.binding, changes=result.changes)
+        refusal = result.reason
+        if request.lock is not None:
+            refusal += "; --lock-only runs the template as given under the tree lock alone"
+        return replace(base, ok=False, changes=result.changes, refusal=refusal)
+    if request.lock is not None:
+        return _locked(base, request.lock, result.invoke, result.binding, result.changes)
+    return replace(
+        base,
+        invoke=result.invoke,
+        binding=result.binding,
+        changes=result.changes,
+        layers=(LANE_FLAGS,),
+    )
+
+
+def _locked(
+    base: DispatchDecision,
+    lock: LockRequest,
+    invoke: LaneInvocation,
+    lane_binding: str | None,
+    changes: tuple[Change, ...],
+) -> DispatchDecision:
+    """`invoke` wrapped in the tree lock, or the refusal that says why the lock cannot hold."""
+    plan = lock.host.plan(base.caller_root, base.cwd)
+    if isinstance(plan, str):
+        return replace(base, ok=False, changes=changes, refusal=plan)
+    prefix = wrapper_prefix(plan)
+    problem = lock.host.trial(prefix)
+    if problem is not None:
+        return replace(base, ok=False, changes=changes, refusal=problem)
+    mounted = ", ".join(plan.read_only)
+    lock_binding = f"{mounted} mounted read-only by {TOOL} (the kernel refuses writes there)"
+    added = Change("added", "<tree-lock>", prefix, "kernel read-only mount of the caller root")
+    return replace(
+        base,
+        invoke=LaneInvocation(prefix[0], (*prefix[1:], invoke.command, *invoke.args), invoke.env),
+        binding=f"{lane_binding}; and {lock_binding}" if lane_binding else lock_binding,
+        changes=(added, *changes),
+        layers=(LANE_FLAGS, TREE_LOCK) if lane_binding else (TREE_LOCK,),
+    )
 
 
 def _shown_cwd(request: DispatchRequest) -> str:

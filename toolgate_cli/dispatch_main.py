@@ -25,6 +25,8 @@ from toolgate_cli.shell import prefix_problem
 FLAGS: dict[str, str] = {
     "--read-only": "read_only",
     "--read-shell": "read_shell",
+    "--lock-tree": "lock_tree",
+    "--lock-only": "lock_only",
 }
 """Flag options: name -> params key (True when given)."""
 

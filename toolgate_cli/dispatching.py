@@ -18,7 +18,7 @@ import shlex
 import sys
 
 from toolgate_cli import exitcodes
-from toolgate_cli.decision import DispatchDecision, DispatchRequest, decide_dispatch
+from toolgate_cli.decision import DispatchDecision, DispatchRequest, LockRequest, decide_dispatch
 from toolgate_cli.lanes.base import LaneInvocation, PassFlag, RewriteOptions
 from toolgate_cli.messages import shortened
 from toolgate_cli.verdict import one_line
@@ -110,8 +110,8 @@ def build_request(params: Mapping[str, object]) -> DispatchRequest:
     """Turn the dispatch options into a DispatchRequest; raise UsageProblem on bad input.
 
     `params` holds what click passes the command: `lane_command` (a tuple of words),
-    `read_only`, `read_shell` (bools), `mode` ("agent" or "answer"), `cwd` and `caller_root`
-    (str or None), and the tuples `bash_prefixes`, `pass_flags`, `pass_config`, `pass_env`,
+    `read_only`, `read_shell`, `lock_tree`, `lock_only` (bools), `mode` ("agent" or "answer"),
+    `cwd` and `caller_root` (str or None), and the tuples `bash_prefixes`, `pass_flags`, `pass_config`, `pass_env`,
     `env_pairs`, `unset_env`.
     """
     words = _words(params, "lane_command")
@@ -124,6 +124,7 @@ def build_request(params: Mapping[str, object]) -> DispatchRequest:
         raise UsageProblem("--read-shell needs --read-only")
     if params["bash_prefixes"] and not params["read_shell"]:
         raise UsageProblem("--allow-bash-prefix needs --read-shell")
+    lock = _lock_request(params, mode)
     cwd = _optional_text(params, "cwd")
     caller_root = _optional_text(params, "caller_root")
     env = parse_env(_words(params, "env_pairs"), _words(params, "unset_env"))
@@ -143,7 +144,38 @@ def build_request(params: Mapping[str, object]) -> DispatchRequest:
         cwd=cwd,
         caller_root=caller_root or default_caller_root(os.getcwd()),
         options=options,
+        lock=lock,
     )
+
+
+def _lock_request(params: Mapping[str, object], mode: Mode) -> LockRequest | None:
+    """`--lock-tree` / `--lock-only` as a LockRequest (None without them); UsageProblem when
+    they are combined with options they contradict."""
+    lock_only = bool(params.get("lock_only"))
+    if not (params.get("lock_tree") or lock_only):
+        return None
+    name = "--lock-only" if lock_only else "--lock-tree"
+    if not params["read_only"]:
+        raise UsageProblem(f"{name} needs --read-only")
+    if mode == "answer":
+        raise UsageProblem(f"{name} with --mode answer: answer mode spawns nothing to lock")
+    if lock_only:
+        # Nothing is rewritten, so options that steer the rewrite would be silently ignored.
+        for key, option in _REWRITE_OPTIONS.items():
+            if params[key]:
+                raise UsageProblem(f"{option} has no effect with --lock-only (no rewrite)")
+    from toolgate_cli.treelock_host import HOST
+
+    return LockRequest(HOST, lane_flags=not lock_only)
+
+
+_REWRITE_OPTIONS = {
+    "read_shell": "--read-shell",
+    "bash_prefixes": "--allow-bash-prefix",
+    "pass_flags": "--pass-flag",
+    "pass_config": "--pass-config",
+    "pass_env": "--pass-env",
+}
 
 
 def _words(params: Mapping[str, object], key: str) -> tuple[str, ...]:
@@ -215,7 +247,7 @@ def _exec(decision: DispatchDecision) -> int:
         return exitcodes.REFUSED
     root = decision.caller_root if decision.read_only else None
     try:
-        exec_lane(decision.invoke, decision.cwd, root)
+        exec_lane(decision.invoke, decision.cwd, root, only_std_fds="tree-lock" in decision.layers)
     except ExecFailure as failure:
         _say(f"toolgate: {failure.message}")
         return failure.status

@@ -44,6 +44,7 @@ def exec_lane(
     cwd: str,
     caller_root: str | None,
     *,
+    only_std_fds: bool = False,
     execvpe: Callable[[str, list[str], dict[str, str]], object] = os.execvpe,
 ) -> None:
     """chdir into `cwd`, re-check it lies within `caller_root` (when given), and exec.
@@ -51,6 +52,10 @@ def exec_lane(
     `caller_root` must be the resolved root the verdict compared against (the decision's
     `caller_root`); it is deliberately not resolved again, so a root swapped for a symlink
     since then cannot carry the check along with it.
+
+    `only_std_fds` closes every inherited descriptor but 0, 1 and 2 first: under the tree lock
+    a descriptor opened before the sandbox (a directory in the tree, say) still writes through
+    the unlocked mount, so none may cross.
 
     Returns only if `execvpe` does (a test double); raises ExecFailure when the directory moved
     out of the tree or the lane binary cannot be run.
@@ -70,6 +75,8 @@ def exec_lane(
     argv = [invocation.command, *invocation.args]
     sys.stdout.flush()
     sys.stderr.flush()
+    if only_std_fds:
+        close_inherited_fds()
     try:
         execvpe(invocation.command, argv, env)
     except FileNotFoundError:
@@ -84,3 +91,22 @@ def exec_lane(
         raise ExecFailure(
             exitcodes.NOT_EXECUTABLE, f"cannot run {invocation.command}: {error.strerror}"
         ) from None
+
+
+def close_inherited_fds() -> None:
+    """Close every open descriptor above 2 (those listed in /proc/self/fd, else up to the
+    soft limit)."""
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        os.closerange(3, soft if soft != resource.RLIM_INFINITY else 65536)
+        return
+    from contextlib import suppress
+
+    for fd in fds:
+        if fd > 2:
+            with suppress(OSError):  # the descriptor listdir itself used is closed already
+                os.close(fd)

@@ -33,6 +33,17 @@ def dispatch_options(command: F) -> F:
             "PreToolUse hook (codex: same as --read-only).",
         ),
         click.option(
+            "--lock-tree",
+            is_flag=True,
+            help="With --read-only: also run the lane under bubblewrap with the caller root "
+            "mounted read-only (Linux). Lanes with no read-only flags run under the lock alone.",
+        ),
+        click.option(
+            "--lock-only",
+            is_flag=True,
+            help="--lock-tree without the lane-flag rewrite: the template runs as given.",
+        ),
+        click.option(
             "--allow-bash-prefix",
             "bash_prefixes",
             metavar="PREFIX",

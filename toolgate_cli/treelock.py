@@ -1,0 +1,199 @@
+"""The tree lock: run a lane with the caller's tree mounted read-only, enforced by the kernel.
+
+Flag rewriting trusts each lane's own CLI to do what its flags say. The lock does not: the lane
+runs under bubblewrap (`bwrap`) in a new mount namespace where the whole filesystem is as it
+is, except that the caller root, and every other place that shows the same files, is bound
+read-only on top. A write into the tree then fails with EROFS whoever asks for it: the lane, a
+tool it runs, a hook, a plugin, an MCP server.
+
+Pure: this module builds the wrapper argv and reads mountinfo and `.git` file text handed to it.
+Finding bwrap, reading `/proc/self/mountinfo` and the trial run live in
+`toolgate_cli.treelock_host`.
+
+Why each bwrap option (measured with bubblewrap 0.8.0, as root and as a plain user):
+- `--cap-drop ALL`: run as root, bwrap otherwise keeps CAP_SYS_ADMIN, and the lane could
+  `mount -o remount,rw,bind TREE` and write (seen).
+- `--unshare-pid`: without it `/proc/PID/root` and `/proc/PID/cwd` of processes outside the
+  sandbox lead back into the unlocked mount namespace.
+- `--new-session`: a lane sharing the caller's terminal could push keystrokes into the
+  caller's shell with the TIOCSTI ioctl (CVE-2017-5226); so the lane has no controlling
+  terminal.
+- `--die-with-parent`: killing toolgate's process (bwrap, after the exec) kills the lane too.
+- `--dev /dev`: a fresh minimal /dev, without the disk's block device, which a root lane could
+  otherwise open and write under the mount.
+- `--proc /proc`: a procfs of the new PID namespace only.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from toolgate_cli.verdict import is_within
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Protocol
+
+    class LockHost(Protocol):
+        """The machine side of the lock (`toolgate_cli.treelock_host.TreeLockHost`)."""
+
+        def plan(self, caller_root: str, cwd: str) -> LockPlan | str:
+            """What to mount read-only, or why the lock cannot be had (one line)."""
+
+        def trial(self, prefix: Sequence[str]) -> str | None:
+            """None when the sandbox these bwrap words build runs here, else why not."""
+
+
+TOOL = "bubblewrap"
+
+LANE_FLAGS = "lane-flags"
+TREE_LOCK = "tree-lock"
+"""The two layers a dispatch can hold, as the JSON `layers` list names them."""
+
+SANDBOX_OPTIONS: tuple[str, ...] = (
+    "--die-with-parent",
+    "--new-session",
+    "--unshare-pid",
+    "--cap-drop",
+    "ALL",
+    "--bind",
+    "/",
+    "/",
+)
+
+
+@dataclass(frozen=True)
+class LockPlan:
+    """What the lock mounts: `read_only` holds the caller root first, then every other path
+    that shows the tree's files (a repository's git dir outside it, another mount of the same
+    filesystem); `cwd` is where the lane starts."""
+
+    bwrap: str
+    root: str
+    read_only: tuple[str, ...]
+    cwd: str
+
+
+@dataclass(frozen=True)
+class Mount:
+    """One line of /proc/self/mountinfo: the filesystem `device`, the path inside that
+    filesystem it shows (`fs_path`), and where it shows it (`mount_point`)."""
+
+    device: str
+    fs_path: str
+    mount_point: str
+
+
+def wrapper_prefix(plan: LockPlan) -> tuple[str, ...]:
+    """The bwrap words that go before the lane's command (ending with `--`)."""
+    words = [plan.bwrap, *SANDBOX_OPTIONS]
+    for path in plan.read_only:
+        words += ["--ro-bind", path, path]
+    words += ["--dev", "/dev", "--proc", "/proc", "--chdir", plan.cwd, "--"]
+    return tuple(words)
+
+
+def unique_outside(root: str, paths: Iterable[str]) -> tuple[str, ...]:
+    """`root`, then each of `paths` that is not already under `root` or another kept path.
+
+    A path under one already bound read-only needs no bind of its own; a path that holds an
+    earlier one replaces it (the recursive bind covers both).
+    """
+    kept: list[str] = [root]
+    for path in paths:
+        if any(is_within(path, held) for held in kept):
+            continue
+        kept = [held for held in kept if not is_within(held, path)] + [path]
+    return tuple(kept)
+
+
+def _unescape(field: str) -> str:
+    r"""mountinfo escapes space, tab, newline and backslash as \ooo octal."""
+    if "\\" not in field:
+        return field
+    out: list[str] = []
+    index = 0
+    while index < len(field):
+        chunk = field[index + 1 : index + 4]
+        if field[index] == "\\" and len(chunk) == 3 and all(c in "01234567" for c in chunk):
+            out.append(chr(int(chunk, 8)))
+            index += 4
+        else:
+            out.append(field[index])
+            index += 1
+    return "".join(out)
+
+
+def parse_mountinfo(text: str) -> tuple[Mount, ...]:
+    """The mounts of a /proc/PID/mountinfo text, in its order (a later mount hides an earlier
+    one at the same place). Lines that do not parse are skipped."""
+    mounts = []
+    for line in text.splitlines():
+        fields = line.split(" ")
+        if len(fields) < 10 or "-" not in fields[6:]:
+            continue
+        mounts.append(Mount(fields[2], _unescape(fields[3]), _unescape(fields[4])))
+    return tuple(mounts)
+
+
+def _fs_path_of(path: str, mounts: Sequence[Mount]) -> tuple[Mount, str] | None:
+    """The mount that shows `path`, and where `path` lies inside that mount's filesystem."""
+    best: Mount | None = None
+    for mount in mounts:
+        if is_within(path, mount.mount_point) and (
+            best is None or len(mount.mount_point) >= len(best.mount_point)
+        ):
+            best = mount
+    if best is None:
+        return None
+    rest = os.path.relpath(path, best.mount_point)
+    return best, os.path.normpath(os.path.join(best.fs_path, rest)) if rest != "." else best.fs_path
+
+
+def other_views(root: str, mountinfo: str) -> tuple[str, ...]:
+    """Every place outside `root` that shows files of the tree through another mount.
+
+    A bind mount of the tree (or of a directory above or inside it) elsewhere, or a second
+    mount of the same filesystem, would let a lane write the tree's files by another path. The
+    parts of the tree to cover are the tree itself in the filesystem that holds it, and each
+    filesystem mounted inside the tree. For each, any other mount of the same device whose
+    filesystem path overlaps it is such a view.
+    """
+    mounts = parse_mountinfo(mountinfo)
+    found = _fs_path_of(root, mounts)
+    if found is None:
+        return ()
+    holder, tree_path = found
+    regions = [(holder.device, tree_path)]
+    regions += [
+        (mount.device, mount.fs_path)
+        for mount in mounts
+        if mount is not holder and is_within(mount.mount_point, root)
+    ]
+    views: list[str] = []
+    for mount in mounts:
+        if is_within(mount.mount_point, root) or mount.fs_path.endswith("//deleted"):
+            continue
+        for device, fs_path in regions:
+            if mount.device != device:
+                continue
+            if is_within(fs_path, mount.fs_path):
+                rest = os.path.relpath(fs_path, mount.fs_path)
+                views.append(
+                    mount.mount_point if rest == "." else os.path.join(mount.mount_point, rest)
+                )
+            elif is_within(mount.fs_path, fs_path):
+                views.append(mount.mount_point)
+    return tuple(path for path in views if not is_within(path, root))
+
+
+def gitdir_of(dot_git_file: str, directory: str) -> str | None:
+    """The git dir named by a `.git` file's text (`gitdir: PATH`, relative to `directory`),
+    as written; None when the text is not such a file."""
+    first = dot_git_file.partition("\n")[0].rstrip("\r")
+    prefix = "gitdir: "
+    if not first.startswith(prefix) or len(first) == len(prefix):
+        return None
+    return os.path.join(directory, first[len(prefix) :])
