@@ -111,8 +111,8 @@ def build_request(params: Mapping[str, object]) -> DispatchRequest:
 
     `params` holds what click passes the command: `lane_command` (a tuple of words),
     `read_only`, `read_shell`, `lock_tree`, `lock_only` (bools), `mode` ("agent" or "answer"),
-    `cwd` and `caller_root` (str or None), and the tuples `bash_prefixes`, `pass_flags`, `pass_config`, `pass_env`,
-    `env_pairs`, `unset_env`.
+    `cwd` and `caller_root` (str or None), and the tuples `bash_prefixes`, `pass_flags`,
+    `pass_config`, `pass_env`, `env_pairs`, `unset_env`.
     """
     words = _words(params, "lane_command")
     if params["mode"] not in ("agent", "answer"):
