@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -383,3 +384,28 @@ def test_under_the_lock_no_descriptor_but_0_1_2_crosses_the_exec(tree: Path, loc
         assert report["kept"] not in left and len(left) <= 1
     else:
         assert report["kept"] in left
+
+
+def test_explain_shows_the_lock_one_option_a_line_and_the_lane_after_the_separator(
+    tree: Path,
+) -> None:
+    from toolgate_cli.explanation import explain
+
+    request = DispatchRequest(
+        invocation=LaneInvocation("codex", ("exec", "explain main.py")),
+        read_only=True,
+        mode="agent",
+        cwd=str(tree),
+        caller_root=str(tree),
+        lock=LockRequest(FakeHost()),  # type: ignore[arg-type]
+    )
+    shown = explain(request, decide_dispatch(request), str(tree))
+    assert shown.command_line is not None
+    lines = [line.strip() for line in shown.command_line.wrapped(160, starts=shown.line_starts)]
+    assert lines[:3] == ["/usr/bin/bwrap \\", "--die-with-parent \\", "--new-session \\"]
+    assert "--cap-drop ALL \\" in lines and "--bind / / \\" in lines
+    assert f"--ro-bind {tree} {tree} \\" in lines
+    assert "-- codex exec \\" in lines and lines[-1] == "'explain main.py'"
+    assert "--sandbox read-only \\" in lines
+    alone = replace(request, invocation=LaneInvocation("opencode", ("run", "x")))
+    assert "tree locked" in explain(alone, decide_dispatch(alone), str(tree)).headline
