@@ -657,3 +657,82 @@ def test_plain_write_fails_for_every_caller(
         plain = who.run(control, PLAIN_WRITES[name], False)
         assert plain.returncode == 0, plain.stderr
         assert differences(control_before, state(control)) != []
+
+
+# --- 7. refusals: no lock, no run ----------------------------------------------------------
+
+FAKE_BWRAP_LINE = (
+    "bwrap: No permissions to creating new namespace, likely because the kernel does not "
+    "allow non-privileged user namespaces."
+)
+
+
+def tools_dir(directory: Path, *names: str) -> Path:
+    """A PATH directory holding only `names` (links to the real tools)."""
+    directory.mkdir()
+    for name in names:
+        found = shutil.which(name)
+        assert found is not None, name
+        (directory / name).symlink_to(found)
+    return directory
+
+
+def dispatch_with_path(
+    tree: Path, path: Path, program: list[str], output: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        toolgate_argv(*LOCK, output, *dispatch_args(tree, program)),
+        env=toolgate_env({"PATH": str(path)}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def assert_refused(done: subprocess.CompletedProcess[str], output: str, *fragments: str) -> None:
+    assert done.returncode == 3, done.stdout + done.stderr
+    if output == "--json":
+        answer = json.loads(done.stdout)
+        assert (answer["ok"], answer["invoke"]) == (False, None)
+        said = answer["refusal"]
+    else:
+        assert done.stdout == ""
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+        said = done.stderr
+    for fragment in fragments:
+        assert fragment in said
+
+
+@pytest.mark.parametrize("output", ["--exec", "--json"])
+def test_without_bwrap_lock_tree_is_refused_and_nothing_runs(tmp_path: Path, output: str) -> None:
+    tree = fresh_tree(tmp_path)
+    path = tools_dir(tmp_path / "bin", "sh", "touch", "true")
+    marker = tmp_path / "ran"
+    program = ["sh", "-c", f"touch {marker}"]
+    done = dispatch_with_path(tree, path, program, output)
+    assert_refused(done, output, "bubblewrap", "apt-get install bubblewrap")
+    assert not marker.exists()
+
+    control = subprocess.run(program, env={"PATH": str(path)}, check=False)
+    assert control.returncode == 0
+    assert marker.exists()
+
+
+@pytest.mark.parametrize("output", ["--exec", "--json"])
+def test_bwrap_that_cannot_build_namespaces_is_refused(tmp_path: Path, output: str) -> None:
+    """The trial run fails, so the lane never starts: the fake bwrap is called once, for the
+    trial (`... -- true`), and its own line is in the refusal."""
+    tree = fresh_tree(tmp_path)
+    path = tools_dir(tmp_path / "bin", "sh", "touch", "true")
+    calls = tmp_path / "bwrap-calls"
+    fake = path / "bwrap"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {calls}\necho "{FAKE_BWRAP_LINE}" >&2\nexit 1\n')
+    fake.chmod(0o755)
+    marker = tmp_path / "ran"
+    done = dispatch_with_path(tree, path, ["sh", "-c", f"touch {marker}"], output)
+    assert_refused(done, output, FAKE_BWRAP_LINE, "bubblewrap")
+    assert not marker.exists()
+    trials = calls.read_text().splitlines()
+    assert len(trials) == 1
+    assert trials[0].endswith(" -- " + str(path / "true"))
