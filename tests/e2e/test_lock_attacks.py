@@ -736,3 +736,55 @@ def test_bwrap_that_cannot_build_namespaces_is_refused(tmp_path: Path, output: s
     trials = calls.read_text().splitlines()
     assert len(trials) == 1
     assert trials[0].endswith(" -- " + str(path / "true"))
+
+
+# --- 8. the kernel's own settings ----------------------------------------------------------
+
+CORE_PATTERN = Path("/proc/sys/kernel/core_pattern")
+
+CORE_HELPER_ESCAPE = (
+    TRY_WRITES
+    + """
+import signal, subprocess
+helper = sys.argv[1]
+attempt("core_pattern", lambda: open("/proc/sys/kernel/core_pattern", "w").write("|" + helper))
+crash = "import os, resource, signal; resource.setrlimit(resource.RLIMIT_CORE, (0, 0));"
+crash += " os.kill(os.getpid(), signal.SIGSEGV)"
+subprocess.run([sys.executable, "-c", crash], check=False)
+"""
+)
+"""Point the kernel's core dump helper at a script, then crash: the kernel runs the helper
+as root in the first namespaces, outside the sandbox, where it writes the tree."""
+
+OPEN_FOR_WRITING = (
+    TRY_WRITES
+    + """
+for path in sys.argv[1:]:
+    attempt(path, lambda: os.close(os.open(path, os.O_WRONLY)))
+"""
+)
+"""Opens each path for writing and closes it without writing a byte."""
+
+
+@ROOT_ONLY
+def test_root_lane_cannot_set_the_core_dump_helper(bwrap_bin: Path, tmp_path: Path) -> None:
+    """A root lane (no capabilities) that can write /proc/sys/kernel/core_pattern escapes the
+    lock at once: measured with bwrap 0.8.0, whose own cover of /proc/sys is skipped because
+    access(W_OK) on that directory says EACCES. The lock must bind /proc/sys read-only.
+    Control: the same open for writing works outside (nothing is written there)."""
+    tree = fresh_tree(tmp_path)
+    helper = tmp_path / "core-helper"
+    helper.write_text(f"#!/bin/sh\necho escaped > {tree}/escaped\ncat > /dev/null\n")
+    helper.chmod(0o755)
+    original = CORE_PATTERN.read_text()
+    before = state(tree)
+    try:
+        done = run_locked(tree, python(CORE_HELPER_ESCAPE, str(helper)))
+    finally:
+        if CORE_PATTERN.read_text() != original:
+            CORE_PATTERN.write_text(original)
+    assert_locked_run_left_tree(done, tree, before)
+    assert seen(done.stdout, "core_pattern") == "EROFS", done.stderr
+
+    control = run_plain(tree, python(OPEN_FOR_WRITING, str(CORE_PATTERN)))
+    assert seen(control.stdout, str(CORE_PATTERN)) == "ok", control.stderr
