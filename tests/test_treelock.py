@@ -55,6 +55,11 @@ def test_the_prefix_locks_every_read_only_path_on_top_of_the_whole_filesystem() 
         (("--die-with-parent",), "the lane outlives a killed toolgate"),
         (("--dev", "/dev"), "the disk's block device would be writable by a root lane"),
         (("--proc", "/proc"), "the outside procfs"),
+        (
+            ("--ro-bind", "/proc/sys", "/proc/sys"),
+            "a root lane sets core_pattern and the kernel's helper writes the tree",
+        ),
+        (("--ro-bind", "/sys", "/sys"), "a root lane sets uevent_helper where the kernel has it"),
     ],
 )
 def test_each_hardening_option_is_present(option: tuple[str, ...], why: str) -> None:

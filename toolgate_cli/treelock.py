@@ -22,6 +22,13 @@ Why each bwrap option (measured with bubblewrap 0.8.0, as root and as a plain us
 - `--dev /dev`: a fresh minimal /dev, without the disk's block device, which a root lane could
   otherwise open and write under the mount.
 - `--proc /proc`: a procfs of the new PID namespace only.
+- `--ro-bind /proc/sys /proc/sys`, `--ro-bind /sys /sys`: a root lane, even without
+  capabilities, may write the kernel's settings (they are root-owned files), and some make the
+  kernel run a program of the lane's choosing as root outside the sandbox: with
+  `/proc/sys/kernel/core_pattern` set to `|SCRIPT`, one crash and the kernel's helper wrote the
+  tree (seen). bwrap's own read-only cover of /proc/sys is skipped, because access(W_OK) on
+  that directory answers EACCES even for root. /sys holds the same kind of setting
+  (`/sys/kernel/uevent_helper` where the kernel has it).
 """
 
 from __future__ import annotations
@@ -64,6 +71,11 @@ SANDBOX_OPTIONS: tuple[str, ...] = (
 )
 
 
+KERNEL_SETTINGS: tuple[str, ...] = ("/proc/sys", "/sys")
+"""Bound read-only after the fresh /proc: where a root lane could otherwise have the kernel run
+its program outside the sandbox."""
+
+
 BWRAP_VALUES: dict[str, int] = {
     "--cap-drop": 1,
     "--bind": 2,
@@ -102,7 +114,10 @@ def wrapper_prefix(plan: LockPlan) -> tuple[str, ...]:
     words = [plan.bwrap, *SANDBOX_OPTIONS]
     for path in plan.read_only:
         words += ["--ro-bind", path, path]
-    words += ["--dev", "/dev", "--proc", "/proc", "--chdir", plan.cwd, "--"]
+    words += ["--dev", "/dev", "--proc", "/proc"]
+    for path in KERNEL_SETTINGS:
+        words += ["--ro-bind", path, path]
+    words += ["--chdir", plan.cwd, "--"]
     return tuple(words)
 
 
