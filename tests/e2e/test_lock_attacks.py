@@ -788,3 +788,24 @@ def test_root_lane_cannot_set_the_core_dump_helper(bwrap_bin: Path, tmp_path: Pa
 
     control = run_plain(tree, python(OPEN_FOR_WRITING, str(CORE_PATTERN)))
     assert seen(control.stdout, str(CORE_PATTERN)) == "ok", control.stderr
+
+
+SYSFS_SETTINGS = (
+    "/sys/kernel/uevent_helper",
+    "/sys/kernel/mm/transparent_hugepage/enabled",
+    "/sys/power/state",
+)
+
+
+@ROOT_ONLY
+def test_root_lane_cannot_open_kernel_settings_for_writing(bwrap_bin: Path, tmp_path: Path) -> None:
+    """The same class of setting in /sys (uevent_helper, where the kernel has it, names a
+    program the kernel runs as root): opened for writing and closed, nothing is written."""
+    settings = [str(CORE_PATTERN)]
+    settings += [path for path in SYSFS_SETTINGS if os.access(path, os.W_OK)][:1]
+    tree = fresh_tree(tmp_path)
+    done = run_locked(tree, python(OPEN_FOR_WRITING, *settings))
+    control = run_plain(tree, python(OPEN_FOR_WRITING, *settings))
+    for path in settings:
+        assert seen(control.stdout, path) == "ok", control.stderr
+        assert seen(done.stdout, path) == "EROFS", done.stderr
