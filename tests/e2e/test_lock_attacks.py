@@ -519,6 +519,29 @@ def test_caller_root_below_the_top_level_cannot_commit(bwrap_bin: Path, tmp_path
     assert differences(control_before, state(control)) != []
 
 
+def test_moving_a_parent_directory_cannot_swap_the_tree(bwrap_bin: Path, tmp_path: Path) -> None:
+    """HOLE (reported to the lead): a directory above the caller root is outside the lock, so
+    the lane can rename it and plant a tree of its own at the caller's path. The files of the
+    real tree are untouched (they moved along), but the caller's path now holds what the lane
+    wrote, a `.git/config` with `core.fsmonitor` say, which runs at the caller's next
+    `git status`. Control: the same program without toolgate does the same."""
+    runs = {}
+    for label in ("locked", "control"):
+        parent = tmp_path / label / "parent"
+        tree = fresh_tree(parent)
+        program = [
+            "sh",
+            "-c",
+            f"mv {parent} {parent}.moved && mkdir -p {tree} && echo planted > {tree}/README.md",
+        ]
+        before = state(tree)
+        runs[label] = run_locked(tree, program) if label == "locked" else run_plain(tree, program)
+        runs[label + "-changed"] = differences(before, state(tree)) if tree.exists() else ["gone"]
+    assert runs["control"].returncode == 0, runs["control"].stderr
+    assert runs["control-changed"] != []
+    assert runs["locked-changed"] == [], runs["locked"].stdout + runs["locked"].stderr
+
+
 # --- 5. a symlink in the tree pointing outside ---------------------------------------------
 
 
@@ -531,10 +554,10 @@ def test_symlink_out_of_the_tree_writes_outside_only(bwrap_bin: Path, tmp_path: 
     outside.mkdir()
     (tree / "out").symlink_to(outside)
     before = state(tree)
-    done = run_locked(tree, ["sh", "-c", "echo through > out/file"])
-    assert done.returncode == 0, done.stderr
+    done = run_locked(tree, ["sh", "-c", "echo through > out/file; echo x > inside"])
     assert_locked_run_left_tree(done, tree, before)
     assert (outside / "file").read_text() == "through\n"
+    assert f"inside: {EROFS}" in done.stderr
 
 
 # --- 6. an unprivileged caller -------------------------------------------------------------
