@@ -23,6 +23,7 @@ from toolgate_cli.lanes.base import LaneInvocation
 from toolgate_cli.treelock import (
     LockPlan,
     Mount,
+    ancestors,
     gitdir_of,
     other_views,
     parse_mountinfo,
@@ -414,3 +415,15 @@ def test_explain_shows_the_lock_one_option_a_line_and_the_lane_after_the_separat
     assert "--sandbox read-only \\" in lines
     alone = replace(request, invocation=LaneInvocation("opencode", ("run", "x")))
     assert "tree locked" in explain(alone, decide_dispatch(alone), str(tree)).headline
+
+
+def test_every_directory_above_a_locked_path_becomes_a_mount_point_before_the_locks() -> None:
+    words = wrapper_prefix(PLAN)
+    binds = [words[i + 1] for i in range(len(words)) if words[i] == "--bind"]
+    # `/` first, then outer to inner: /w (above both /w/tree and /w/main/.git), /w/main.
+    assert binds == ["/", "/w", "/w/main"]
+    last_bind = max(i for i in range(len(words)) if words[i] == "--bind")
+    first_lock = words.index("--ro-bind")
+    assert last_bind < first_lock, "a later bind above the tree would cover the read-only one"
+    assert ancestors(["/", "/a"]) == ()
+    assert ancestors(["/a/b/c", "/a/d"]) == ("/a", "/a/b")

@@ -18,6 +18,10 @@ Why each bwrap option (measured with bubblewrap 0.8.0, as root and as a plain us
 - `--new-session`: a lane sharing the caller's terminal could push keystrokes into the
   caller's shell with the TIOCSTI ioctl (CVE-2017-5226); so the lane has no controlling
   terminal.
+- `--bind A A` for each directory above a locked path: mount points cannot be renamed, so the
+  lane cannot move the tree away and plant its own at the caller's path (seen without it).
+  The cost: a rename between a path below such a directory and one outside it fails with
+  EXDEV (different mounts), as across filesystems; `mv` copies instead.
 - `--die-with-parent`: killing toolgate's process (bwrap, after the exec) kills the lane too.
 - `--dev /dev`: a fresh minimal /dev, without the disk's block device, which a root lane could
   otherwise open and write under the mount.
@@ -112,6 +116,10 @@ class Mount:
 def wrapper_prefix(plan: LockPlan) -> tuple[str, ...]:
     """The bwrap words that go before the lane's command (ending with `--`)."""
     words = [plan.bwrap, *SANDBOX_OPTIONS]
+    # Outer to inner, and before the read-only binds, which a later bind of a directory above
+    # them would cover again with the writable original.
+    for path in ancestors(plan.read_only):
+        words += ["--bind", path, path]
     for path in plan.read_only:
         words += ["--ro-bind", path, path]
     words += ["--dev", "/dev", "--proc", "/proc"]
@@ -119,6 +127,21 @@ def wrapper_prefix(plan: LockPlan) -> tuple[str, ...]:
         words += ["--ro-bind", path, path]
     words += ["--chdir", plan.cwd, "--"]
     return tuple(words)
+
+
+def ancestors(paths: Iterable[str]) -> tuple[str, ...]:
+    """Every directory above `paths` but `/`, outermost first, each once.
+
+    Each becomes a mount point of its own (`--bind A A`): the kernel refuses to rename or
+    remove a mount point (EBUSY), so the lane cannot move a directory above the tree away and
+    plant a tree of its own at the caller's path.
+    """
+    found: dict[str, None] = {}
+    for path in paths:
+        parts = path.strip("/").split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            found["/" + "/".join(parts[:depth])] = None
+    return tuple(sorted(found, key=lambda path: (path.count("/"), path)))
 
 
 def prefix_units(args: Sequence[str]) -> tuple[tuple[int, ...], int]:
