@@ -28,6 +28,8 @@ from toolgate_cli.cli import run
 OPTION_WORDS = [
     "--read-only",
     "--read-shell",
+    "--lock-tree",
+    "--lock-only",
     "--json",
     "--mode",
     "--cwd",
@@ -97,7 +99,9 @@ def _valued(name: str) -> st.SearchStrategy[list[str]]:
     return values.flatmap(lambda value: st.sampled_from([[name, value], [f"{name}={value}"]]))
 
 
-flags = st.sampled_from([["--read-only"], ["--read-shell"], ["--json"]])
+flags = st.sampled_from(
+    [["--read-only"], ["--read-shell"], ["--json"], ["--lock-tree"], ["--lock-only"]]
+)
 valued = st.sampled_from(sorted(GOOD_VALUES)).flatmap(_valued)
 others = st.sampled_from(OTHER_WORDS).map(lambda word: [word])
 option_tokens = st.one_of(flags, flags, valued, valued, valued, valued, valued, others)
@@ -177,6 +181,8 @@ ANSWERED = [
     ["--read-only", "--read-shell", "--allow-bash-prefix", "jq", "--", "claude", "-p", "x"],
     ["--read-only", "--pass-flag", "--zz=1", "--", "claude", "-p", "--zz", "v", "x"],
     ["--read-only", "--env", "LANG=C", "--unset-env", "HOME", "--", "codex", "exec", "x y"],
+    ["--read-only", "--lock-tree", "--", "opencode", "run", "x"],  # ok with bwrap, else 3
+    ["--read-only", "--lock-only", "--", "claude", "-p", "--dangerously-skip-permissions", "x"],
     ["--mode", "answer", "--"],
     ["--mode=agent", "--mode=answer", "--"],  # the last value wins, as in click
     ["--", "claude", "anything"],  # not read-only: passed through
@@ -198,6 +204,9 @@ HANDED_OVER = [
     ["--read-only", "--read-shell", "--allow-bash-prefix", "sh -c", "--", "claude", "-p", "x"],
     ["--read-only", "--env", "NOEQUALS", "--", "claude", "-p", "x"],
     ["--read-only", "--pass-flag", "zz", "--", "claude", "-p", "x"],
+    ["--lock-tree", "--", "opencode", "run", "x"],
+    ["--read-only", "--lock-only", "--read-shell", "--", "claude", "-p", "x"],
+    ["--read-only", "--lock-tree", "--mode", "answer", "--"],
     ["--read-only", "--", "claude", "-p", "caf\udce9"],  # JSON cannot carry it: usage error
 ]
 
