@@ -51,6 +51,11 @@ def codex_bin() -> Path:
 
 
 @pytest.fixture(scope="session")
+def opencode_bin() -> Path:
+    return _require("opencode")
+
+
+@pytest.fixture(scope="session")
 def bwrap() -> Path:
     """bubblewrap, which `--lock-tree` needs, checked to build a sandbox like the lock's."""
     found = shutil.which("bwrap")

@@ -41,7 +41,7 @@ from tests.e2e.claude_harness import (
 from tests.e2e.claude_harness import Leg as ClaudeLeg
 from tests.e2e.claude_harness import run_leg as run_claude_leg
 from tests.e2e.codex_harness import exec_template
-from tests.e2e.stub_anthropic import ToolCall
+from tests.e2e.stub_anthropic import StubAnthropic, ToolCall, scrubbed_environ
 from tests.e2e.stub_openai import shell
 from tests.e2e.tree import changes, fresh_tree, snapshot
 
@@ -332,6 +332,103 @@ def test_unknown_lane_runs_under_the_lock_alone(bwrap: Path, tmp_path: Path) -> 
     assert "outside wrote" in gated_out and outside.read_text() == "mylane\n", gated_out
 
 
+# ---- 5. opencode (no read-only flags) under the lock alone --------------------------------
+# Measured with opencode 1.18.33: its built-in `anthropic` provider takes a `baseURL` from
+# OPENCODE_CONFIG_CONTENT and talks to the Messages stub; OPENCODE_DISABLE_MODELS_FETCH keeps
+# it off the network. `run --auto` approves every tool call. The control also writes
+# `.git/opencode` (opencode caches its project id there); under the lock that write fails and
+# opencode carries on. Its `write` tool reports a refused write as
+# "Unknown: FileSystem.writeFile (PATH)", without the errno.
+OPENCODE_SCRIPT: tuple[tuple[ToolCall, str], ...] = (
+    (ToolCall("bash", {"command": "touch {TREE}/touched.txt", "description": "touch"}), "erofs"),
+    (ToolCall("write", {"filePath": "{TREE}/written.txt", "content": "w\n"}), "failed"),
+    (ToolCall("bash", {"command": "cd {TREE} && " + GIT_COMMIT, "description": "commit"}),
+     "erofs"),
+    (ToolCall("read", {"filePath": "{TREE}/README.md"}), "read"),
+)  # fmt: skip
+OPENCODE_CONTROL_WRITES = ("new: touched.txt", "new: written.txt", "changed: .git/refs/heads/main")
+OPENCODE_WROTE = "Wrote file successfully"
+"""What opencode's `write` tool answers when the file was written (measured)."""
+
+
+def _opencode_leg(
+    opencode_bin: Path, parent: Path, *, gated: bool
+) -> tuple[subprocess.CompletedProcess[str], list[str], StubAnthropic]:
+    name = "gated" if gated else "control"
+    tree = fresh_tree(parent, f"{name}-tree")
+    home = parent / f"{name}-home"  # outside the tree: opencode keeps its state under XDG dirs
+    script = [
+        ToolCall(call.name, {k: v.replace("{TREE}", str(tree)) for k, v in call.input.items()})
+        for call, _ in OPENCODE_SCRIPT
+    ]
+    before = snapshot(tree, git_dir=True)
+    with StubAnthropic(script=script) as stub:
+        provider = {"options": {"baseURL": f"{stub.url}/v1", "apiKey": "sk-ant-stub"}}
+        config = {"provider": {"anthropic": provider}, "autoupdate": False, "share": "disabled"}
+        env = scrubbed_environ(toolgate_env())
+        env.update(
+            {
+                "HOME": str(home),
+                "XDG_CONFIG_HOME": str(home / ".config"),
+                "XDG_DATA_HOME": str(home / ".local" / "share"),
+                "XDG_CACHE_HOME": str(home / ".cache"),
+                "XDG_STATE_HOME": str(home / ".local" / "state"),
+                "OPENCODE_CONFIG_CONTENT": json.dumps(config),
+                "OPENCODE_DISABLE_MODELS_FETCH": "1",
+                "OPENCODE_DISABLE_AUTOUPDATE": "1",
+                "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+            }
+        )
+        template = [str(opencode_bin), "run", "--auto", "-m", "anthropic/claude-sonnet-4-5", PROMPT]
+        argv = template
+        if gated:
+            argv = toolgate_argv(
+                "dispatch", "--read-only", "--lock-tree", "--exec",
+                "--cwd", str(tree), "--caller-root", str(tree), "--", *template,
+            )  # fmt: skip
+        done = subprocess.run(
+            argv, cwd=tree, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=120, check=False,
+        )  # fmt: skip
+    return done, changes(before, snapshot(tree, git_dir=True)), stub
+
+
+def test_opencode_cannot_write_under_the_lock_alone(
+    opencode_bin: Path, bwrap: Path, tmp_path: Path
+) -> None:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [
+            pool.submit(_opencode_leg, opencode_bin, tmp_path, gated=gated)
+            for gated in (False, True)
+        ]
+        (control, control_changes, control_stub), (gated, gated_changes, gated_stub) = (
+            future.result() for future in futures
+        )
+
+    def describe(done: subprocess.CompletedProcess[str], stub: StubAnthropic) -> str:
+        return (
+            f"exit {done.returncode}\ntool results: {stub.tool_result_texts()}\n"
+            f"stdout: {done.stdout[-600:]}\nstderr: {done.stderr[-1500:]}"
+        )
+
+    missing = [want for want in OPENCODE_CONTROL_WRITES if want not in control_changes]
+    assert not missing, f"CONTROL did not write {missing}: proves nothing\n" + describe(
+        control, control_stub
+    )
+    assert gated.returncode == 0, describe(gated, gated_stub)
+    assert gated_changes == [], f"the tree changed: {gated_changes}\n" + describe(gated, gated_stub)
+    results = gated_stub.tool_result_texts()
+    assert len(results) == len(OPENCODE_SCRIPT), describe(gated, gated_stub)
+    for (call, expect), result in zip(OPENCODE_SCRIPT, results, strict=True):
+        if expect == "erofs":
+            assert "Read-only file system" in result, f"{call} was not refused: {result!r}"
+        elif expect == "failed":
+            assert OPENCODE_WROTE not in result and "written.txt" in result, (call, result)
+        else:
+            assert SEED_TEXT in result, f"the read under the lock failed: {result!r}"
+    assert OPENCODE_WROTE in control_stub.tool_result_texts()[1], describe(control, control_stub)
+
+
 # ---- the JSON says which layers hold --------------------------------------------------------
 @pytest.mark.parametrize(
     ("template", "flag", "layers"),
@@ -342,8 +439,9 @@ def test_unknown_lane_runs_under_the_lock_alone(bwrap: Path, tmp_path: Path) -> 
         (("codex", "exec", "review this tree"), "--lock-tree", ["lane-flags", "tree-lock"]),
         (("codex", "exec", "--sandbox", "danger-full-access", "review it"), "--lock-only",
          ["tree-lock"]),
+        (("opencode", "run", "--auto", "review it"), "--lock-tree", ["tree-lock"]),
     ],
-    ids=["claude-both", "claude-lock-only", "codex-both", "codex-lock-only"],
+    ids=["claude-both", "claude-lock-only", "codex-both", "codex-lock-only", "opencode"],
 )  # fmt: skip
 def test_json_names_the_layers_and_the_wrapped_argv(
     template: tuple[str, ...], flag: str, layers: list[str], bwrap: Path, tmp_path: Path
@@ -362,7 +460,7 @@ def test_json_names_the_layers_and_the_wrapped_argv(
     assert args[ro_bind + 1 : ro_bind + 3] == [str(tree), str(tree)], args
     lane = args[args.index("--") + 1 :]
     assert lane[0] == template[0], args
-    if flag == "--lock-only":
-        assert lane == list(template), f"--lock-only must run the template as given: {args}"
-    else:
+    if "lane-flags" in layers:
         assert lane != list(template), f"--lock-tree must rewrite {template[0]}'s flags: {args}"
+    else:
+        assert lane == list(template), f"the lock alone runs the template as given: {args}"
