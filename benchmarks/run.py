@@ -282,6 +282,19 @@ def startup_commands(runner: Runner) -> tuple[list[Command], str | None]:
             check=_check_status,
         ),
     ]
+    if shutil.which("bwrap") is not None:
+        # --lock-tree tries bwrap once before it claims the lock: that spawn is its cost.
+        commands.insert(
+            2,
+            Command(
+                "toolgate dispatch --read-only --lock-tree --json -- claude -p x",
+                [*toolgate, "dispatch", "--read-only", "--lock-tree", "--json", "--", "claude",
+                 "-p", "x"],
+                label,
+                env=runner.env,
+                check=_check_dispatch,
+            ),
+        )  # fmt: skip
     claude = lane_binary("claude")
     if claude is None:
         return commands, None
@@ -571,6 +584,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ratio(hook, floor, TARGET_HOOK_VS_FLOOR, "hook / python3 -c pass")
     ratio(installed_hook, floor, TARGET_HOOK_VS_FLOOR, "hook as installed / python3 -c pass")
     ratio(dispatch_claude, floor, None, "dispatch claude / python3 -c pass")
+    locked = by_name.get("toolgate dispatch --read-only --lock-tree --json -- claude -p x")
+    if locked is not None:
+        ratio(locked, dispatch_claude, None, "dispatch --lock-tree / dispatch (claude)")
 
     print()
     processes = 1 if smoke else THROUGHPUT_PROCESSES

@@ -15,7 +15,8 @@ def test_json_lists_every_lane_and_every_refused_kind():
     result = run_toolgate(["lanes", "--json"])
     assert result.returncode == 0
     document = json.loads(result.stdout)
-    assert set(document) == {"lanes", "refused", "unknown", "kind_rule"}
+    assert set(document) == {"lanes", "refused", "unknown", "lock_tree", "kind_rule"}
+    assert "--lock-tree" in document["lock_tree"]
     assert [lane["kind"] for lane in document["lanes"]] == list(LANES)
     for entry in document["lanes"]:
         lane = LANES[entry["kind"]]

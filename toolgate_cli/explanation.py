@@ -17,6 +17,7 @@ from toolgate_cli.decision import DispatchDecision, DispatchRequest
 from toolgate_cli.display import ShellLine, shell_join, shell_words
 from toolgate_cli.lanes import LANES
 from toolgate_cli.lanes.base import Change
+from toolgate_cli.treelock import TREE_LOCK, prefix_units
 from toolgate_cli.verdict import ReadOnlyRequest, Refused, read_only_verdict
 
 Outcome = Literal["read-only", "refused", "pass-through", "answer"]
@@ -83,6 +84,9 @@ def explain(request: DispatchRequest, decision: DispatchDecision, current_dir: s
         outcome, headline = "answer", "nothing is spawned (answer mode)"
     elif not decision.read_only:
         outcome, headline = "pass-through", f"{lane} runs exactly as given, nothing enforced"
+    elif decision.layers == (TREE_LOCK,):
+        outcome = "read-only"
+        headline = f"{lane} runs with the tree locked read-only (its own flags untouched)"
     else:
         outcome, headline = "read-only", f"{lane} runs read-only"
 
@@ -93,11 +97,22 @@ def explain(request: DispatchRequest, decision: DispatchDecision, current_dir: s
         here = os.path.realpath(current_dir)
         cwd = None if os.path.realpath(decision.cwd) == here else decision.cwd
         command_line = shell_join([invoke.command, *invoke.args], invoke.env, cwd)
-        starts = argument_starts(invoke.args, decision.changes)
+        starts = _starts(invoke.args, decision)
     advice = refusal_advice(decision, verdict_refused) if not decision.ok else ()
     return Explanation(
         decision, outcome, headline, verdict, verdict_refused, advice, command_line, starts
     )
+
+
+def _starts(args: Sequence[str], decision: DispatchDecision) -> frozenset[int]:
+    """`argument_starts`, with the tree lock's bwrap options one per line and `-- LANE` after."""
+    if TREE_LOCK not in decision.layers:
+        return argument_starts(args, decision.changes)
+    units, separator = prefix_units(args)
+    lane_args = args[separator + 2 :]  # past `--` and the lane's command
+    own = [change for change in decision.changes if change.flag != "<tree-lock>"]
+    shifted = {separator + 2 + index for index in argument_starts(lane_args, own)}
+    return frozenset({*units, separator, *shifted})
 
 
 def argument_starts(args: Sequence[str], changes: Sequence[Change]) -> frozenset[int]:

@@ -64,6 +64,17 @@ SANDBOX_OPTIONS: tuple[str, ...] = (
 )
 
 
+BWRAP_VALUES: dict[str, int] = {
+    "--cap-drop": 1,
+    "--bind": 2,
+    "--ro-bind": 2,
+    "--dev": 1,
+    "--proc": 1,
+    "--chdir": 1,
+}
+"""How many values each bwrap option toolgate writes takes (for showing the prefix)."""
+
+
 @dataclass(frozen=True)
 class LockPlan:
     """What the lock mounts: `read_only` holds the caller root first, then every other path
@@ -93,6 +104,17 @@ def wrapper_prefix(plan: LockPlan) -> tuple[str, ...]:
         words += ["--ro-bind", path, path]
     words += ["--dev", "/dev", "--proc", "/proc", "--chdir", plan.cwd, "--"]
     return tuple(words)
+
+
+def prefix_units(args: Sequence[str]) -> tuple[tuple[int, ...], int]:
+    """Where each option of a wrapper prefix starts in `args` (the words after `bwrap`), and
+    the index of its closing `--` (len(args) when there is none)."""
+    starts: list[int] = []
+    index = 0
+    while index < len(args) and args[index] != "--":
+        starts.append(index)
+        index += 1 + BWRAP_VALUES.get(args[index], 0)
+    return tuple(starts), min(index, len(args))
 
 
 def unique_outside(root: str, paths: Iterable[str]) -> tuple[str, ...]:

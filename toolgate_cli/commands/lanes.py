@@ -22,6 +22,10 @@ UNKNOWN_LANES = (
     "any other kind is refused: toolgate only claims read-only for lanes it knows; "
     "unknown never claims"
 )
+LOCK_TREE = (
+    "with --lock-tree every kind, refused and unknown ones too, may run with the caller's tree "
+    "mounted read-only by bubblewrap; claude and codex keep their flag rewrite as well"
+)
 KIND_RULE = (
     "the kind is the command's basename without a Windows suffix: /opt/bin/claude, "
     "claude.exe and claude.cmd are all claude"
@@ -37,6 +41,7 @@ With --json, one JSON object on stdout, stable for scripts:
   {"lanes":   [{"kind": STR, "mechanism": STR, "versions_proven": [STR]}],
    "refused": [{"kind": STR, "reason": STR}],
    "unknown": STR,
+   "lock_tree": STR,
    "kind_rule": STR}
 
 \b
@@ -51,7 +56,8 @@ def lanes_document() -> dict[str, object]:
 
     Keys are stable: `lanes` (the kinds toolgate makes read-only, in table order), `refused`
     (the kinds it knows and refuses, with the reason), `unknown` (what happens to any other
-    kind) and `kind_rule` (how a command is mapped to a kind).
+    kind), `lock_tree` (what `--lock-tree` changes) and `kind_rule` (how a command is mapped to
+    a kind).
     """
     return {
         "lanes": [
@@ -64,6 +70,7 @@ def lanes_document() -> dict[str, object]:
         ],
         "refused": [{"kind": kind, "reason": reason} for kind, reason in REFUSED_LANES.items()],
         "unknown": UNKNOWN_LANES,
+        "lock_tree": LOCK_TREE,
         "kind_rule": KIND_RULE,
     }
 
@@ -112,6 +119,7 @@ def render(*, colour: bool, width: int) -> str:
     console.print(Padding(refused, (0, 0, 0, 2), expand=False))
     console.print()
     console.print(Text(_sentence(UNKNOWN_LANES)))
+    console.print(Text(_sentence(LOCK_TREE)))
     console.print(Text(_sentence(KIND_RULE)))
     return finished_text(buffer)
 
