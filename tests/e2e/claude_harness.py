@@ -187,8 +187,12 @@ def commit_all(tree: Path, message: str) -> None:
     git(tree, "commit", "-q", "-m", message)
 
 
-def run_leg(scenario: Scenario, parent: Path, claude_bin: Path, *, gated: bool) -> Leg:
-    """Run `scenario` once in a fresh tree under `parent`: directly, or through toolgate."""
+def run_leg(
+    scenario: Scenario, parent: Path, claude_bin: Path, *, gated: bool, git_dir: bool = False
+) -> Leg:
+    """Run `scenario` once in a fresh tree under `parent`: directly, or through toolgate.
+
+    `git_dir`: the tree's changes include every file inside `.git` (see `tree.snapshot`)."""
     name = "gated" if gated else "control"
     tree = fresh_tree(parent, f"{name}-tree")
     home = parent / f"{name}-home"  # outside the tree: claude writes its own state there
@@ -200,7 +204,7 @@ def run_leg(scenario: Scenario, parent: Path, claude_bin: Path, *, gated: bool) 
         scenario.setup(context)
     script = [ToolCall(call.name, context.fill(call.input)) for call in scenario.script]
     args = [context.fill(word) for word in scenario.template]
-    before = snapshot(tree)
+    before = snapshot(tree, git_dir=git_dir)
     with StubAnthropic(script=script) as stub:
         env = scrubbed_environ(toolgate_env())
         env.update(claude_env(stub.url, home))
@@ -230,7 +234,8 @@ def run_leg(scenario: Scenario, parent: Path, claude_bin: Path, *, gated: bool) 
             returncode = -1
             stdout = _text(expired.stdout)
             stderr = _text(expired.stderr) + f"\n<timed out after {RUN_TIMEOUT}s>"
-    return Leg(returncode, stdout, stderr, changes(before, snapshot(tree)), stub, len(script))
+    changed = changes(before, snapshot(tree, git_dir=git_dir))
+    return Leg(returncode, stdout, stderr, changed, stub, len(script))
 
 
 def _text(data: bytes | str | None) -> str:

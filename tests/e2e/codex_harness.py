@@ -145,8 +145,13 @@ def run_leg(
     model: str = "gpt-5",
     setup: Setup | None = None,
     structured_answer: dict[str, Any] | None = None,
+    toolgate_flags: Sequence[str] = (),
+    git_dir: bool = False,
 ) -> Leg:
-    """One run of `codex TEMPLATE` in a fresh tree under `parent` (control or through toolgate)."""
+    """One run of `codex TEMPLATE` in a fresh tree under `parent` (control or through toolgate).
+
+    `toolgate_flags`: extra `toolgate dispatch` options for the gated leg (e.g. `--lock-tree`).
+    `git_dir`: the tree's changes include every file inside `.git` (see `tree.snapshot`)."""
     label = "gated" if gated else "control"
     tree = fresh_tree(parent, f"{label}-tree")
     other = fresh_tree(parent, f"{label}-other")
@@ -165,6 +170,7 @@ def run_leg(
                     "toolgate_cli",
                     "dispatch",
                     "--read-only",
+                    *toolgate_flags,
                     "--exec",
                     "--cwd",
                     str(tree),
@@ -180,7 +186,8 @@ def run_leg(
                 env = {**os.environ, **codex_env(home)}
             for key in ("OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"):
                 env.pop(key, None)
-            before, before_other = snapshot(tree), snapshot(other)
+            before = snapshot(tree, git_dir=git_dir)
+            before_other = snapshot(other)
             try:
                 proc = subprocess.run(
                     argv,
@@ -209,7 +216,7 @@ def run_leg(
                 requests=stub.responses_requests(),
                 any_request=len(stub.requests),
                 outputs=stub.function_outputs(),
-                tree_changes=changes(before, snapshot(tree)),
+                tree_changes=changes(before, snapshot(tree, git_dir=git_dir)),
                 other_changes=changes(before_other, snapshot(other)),
             )
     finally:
@@ -235,6 +242,8 @@ def control_and_gated(
     script: Sequence[FunctionCall],
     model: str = "gpt-5",
     setup: Setup | None = None,
+    toolgate_flags: Sequence[str] = (),
+    git_dir: bool = False,
 ) -> tuple[Leg, Leg]:
     """Both legs of a scenario, run side by side (separate trees, homes and stubs)."""
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -248,6 +257,8 @@ def control_and_gated(
                 script=script,
                 model=model,
                 setup=setup,
+                toolgate_flags=toolgate_flags,
+                git_dir=git_dir,
             )
             for gated in (False, True)
         ]

@@ -1,13 +1,17 @@
 """Shared fixtures for the end-to-end tests: the pinned lane binaries and fresh git trees.
 
-Under CI=true a missing lane binary fails the test (CI must prove read-only, never skip it);
-locally it skips with a reason that says how to enable the tests.
+Under CI=true a missing lane binary, or a bubblewrap that is missing or cannot build its
+sandbox, fails the test (CI must prove read-only, never skip it); locally it skips with a reason
+that says how to enable the tests.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -23,13 +27,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
 
 
+def _missing(message: str) -> NoReturn:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 def _require(kind: str) -> Path:
     binary = lane_binary(kind)
     if binary is None:
-        message = f"{kind} CLI at its pinned version is not installed: {HOW_TO_ENABLE}"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+        _missing(f"{kind} CLI at its pinned version is not installed: {HOW_TO_ENABLE}")
     return binary
 
 
@@ -41,6 +48,26 @@ def claude_bin() -> Path:
 @pytest.fixture(scope="session")
 def codex_bin() -> Path:
     return _require("codex")
+
+
+@pytest.fixture(scope="session")
+def opencode_bin() -> Path:
+    return _require("opencode")
+
+
+@pytest.fixture(scope="session")
+def bwrap() -> Path:
+    """bubblewrap, which `--lock-tree` needs, checked to build a sandbox like the lock's."""
+    found = shutil.which("bwrap")
+    if found is None:
+        _missing("bubblewrap (bwrap) is not on PATH: apt-get install bubblewrap")
+    probe = [found, "--unshare-pid", "--bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    done = subprocess.run(
+        [*probe, "--", "true"], capture_output=True, text=True, timeout=60, check=False
+    )
+    if done.returncode != 0:
+        _missing(f"bubblewrap cannot build a sandbox here: {done.stderr.strip()}")
+    return Path(found)
 
 
 @pytest.fixture

@@ -27,7 +27,9 @@ SEED_FILES = {
 
 
 def git(tree: Path, *args: str) -> str:
-    env = {**os.environ, **GIT_ENV}
+    # GIT_OPTIONAL_LOCKS=0: `git status` then never refreshes the index, so taking a snapshot
+    # does not itself write into `.git` (a `git_dir` snapshot would see that as a change).
+    env = {**os.environ, **GIT_ENV, "GIT_OPTIONAL_LOCKS": "0"}
     return subprocess.run(
         ["git", *args], cwd=tree, env=env, capture_output=True, text=True, check=True
     ).stdout
@@ -47,12 +49,18 @@ def fresh_tree(parent: Path, name: str = "tree") -> Path:
     return tree
 
 
-def snapshot(tree: Path) -> dict[str, str]:
+def snapshot(tree: Path, *, git_dir: bool = False) -> dict[str, str]:
     """Every file and symlink under `tree` (outside .git) with a content hash, plus the git
-    worktrees and branches: two snapshots are equal only if nothing in the tree changed."""
+    worktrees and branches: two snapshots are equal only if nothing in the tree changed.
+
+    `git_dir` hashes every file inside `.git` too (index, objects, refs, logs): for runs where
+    not even git's own bookkeeping may change (the tree lock). Off by default, since a lane
+    run without the lock may refresh the index on a plain `git status`.
+    """
     state: dict[str, str] = {}
     for root, dirs, files in os.walk(tree):
-        dirs[:] = [d for d in dirs if not (Path(root) == tree and d == ".git")]
+        if not git_dir:
+            dirs[:] = [d for d in dirs if not (Path(root) == tree and d == ".git")]
         for name in [*files, *[d for d in dirs if (Path(root) / d).is_symlink()]]:
             path = Path(root) / name
             relative = str(path.relative_to(tree))

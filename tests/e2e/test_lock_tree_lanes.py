@@ -1,0 +1,466 @@
+"""End-to-end proof that `toolgate dispatch --read-only --lock-tree` holds with the real lanes.
+
+The tree lock runs the lane under bubblewrap with the caller's tree mounted read-only, so it
+must hold even where the lane's own flags grant every write. Each writing scenario runs twice,
+each time in a fresh git tree (snapshots include every file inside `.git`):
+- CONTROL: the lane with the template as given, WIDE open; the scripted writes MUST land, else
+  the scenario proves nothing and the test fails;
+- GATED: `toolgate dispatch --read-only --lock-only --exec` (the template is NOT rewritten, the
+  lock alone holds): the lane runs, the model's writing tool calls are really attempted and
+  come back with "Read-only file system" / EROFS, and nothing in the tree changes.
+
+Then the two layers together (`--lock-tree`: the lane's read-only flags plus the lock) must
+leave the lanes' ordinary reading intact, and an unknown lane binary (which has no read-only
+flags) runs under the lock alone.
+
+Measured with claude 2.1.197, codex 0.171.0, bubblewrap 0.8.0, running as root; the facts
+behind each scenario are in the comments.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_toolgate, toolgate_argv, toolgate_env
+from tests.e2e import codex_harness
+from tests.e2e.claude_harness import (
+    PROMPT,
+    Context,
+    Scenario,
+    commit_all,
+    hooks_writing,
+    write_json,
+)
+from tests.e2e.claude_harness import Leg as ClaudeLeg
+from tests.e2e.claude_harness import run_leg as run_claude_leg
+from tests.e2e.codex_harness import exec_template
+from tests.e2e.stub_anthropic import StubAnthropic, ToolCall, scrubbed_environ
+from tests.e2e.stub_openai import shell
+from tests.e2e.tree import changes, fresh_tree, snapshot
+
+pytestmark = pytest.mark.e2e
+
+EROFS_MARKERS = ("Read-only file system", "EROFS")
+"""How a write the kernel refused reads in a tool result: claude's own Write and Edit report
+Node's `EROFS: read-only file system, open '...'`, a shell reports `Read-only file system`."""
+
+SEED_TEXT = "# sample tree"
+"""The first line of the tree's README.md (tests/e2e/tree.py)."""
+
+GIT_COMMIT = (
+    "git -c user.name=e2e -c user.email=e2e@toolgate.invalid commit -q --allow-empty -m evil"
+)
+
+
+def _blocked(text: str) -> bool:
+    return any(marker in text for marker in EROFS_MARKERS)
+
+
+# ---- 1. claude, template wide open, --lock-only ------------------------------------------
+# (call, what a blocked call's result must show: "erofs", "read" (the README), or "outside")
+CLAUDE_SCRIPT: tuple[tuple[ToolCall, str], ...] = (
+    (ToolCall("Write", {"file_path": "{TREE}/written.txt", "content": "written\n"}), "erofs"),
+    (ToolCall("Read", {"file_path": "{TREE}/README.md"}), "read"),
+    (
+        ToolCall(
+            "Edit",
+            {"file_path": "{TREE}/README.md", "old_string": "sample", "new_string": "EDITED"},
+        ),
+        "erofs",
+    ),
+    (ToolCall("Bash", {"command": "touch {TREE}/touched.txt"}), "erofs"),
+    (ToolCall("Bash", {"command": "echo x > {TREE}/echoed.txt"}), "erofs"),
+    (ToolCall("Bash", {"command": f"cd {{TREE}} && {GIT_COMMIT}"}), "erofs"),
+    # The lane keeps its home writable: a write outside the tree still lands.
+    (ToolCall("Bash", {"command": "echo outside > {HOME}/outside.txt && echo wrote-outside"}),
+     "outside"),
+)  # fmt: skip
+
+CLAUDE_CONTROL_WRITES = (
+    "new: written.txt",
+    "changed: README.md",
+    "new: touched.txt",
+    "new: echoed.txt",
+    "changed: .git/refs/heads/main",  # the git commit
+    "new: hook-SessionStart",  # the project settings' hooks
+    "new: hook-PreToolUse",
+)
+
+
+def _project_hooks(ctx: Context) -> None:
+    # The reviewed tree's own .claude/settings.json runs hooks under -p (no trust dialog).
+    write_json(ctx.tree / ".claude" / "settings.json", {"hooks": hooks_writing(f"{ctx.tree}/hook")})
+    commit_all(ctx.tree, "project hooks")
+
+
+# claude refuses --dangerously-skip-permissions and bypassPermissions as root unless
+# IS_SANDBOX=1 (measured in 2.1.197: `process.env.IS_SANDBOX!=="1"` guards the refusal); the
+# variable changes nothing else we rely on, and is harmless for a non-root run.
+WIDE_OPEN_ENV = {"IS_SANDBOX": "1"}
+
+CLAUDE_WIDE_OPEN = {
+    "skip-permissions": ("-p", "--dangerously-skip-permissions", PROMPT),
+    "bypassPermissions+allowedTools": (
+        "-p", "--permission-mode", "bypassPermissions", "--allowedTools", "Write,Edit,Bash",
+        "--", PROMPT,
+    ),
+}  # fmt: skip
+
+
+def _claude_legs(scenario: Scenario, parent: Path, claude_bin: Path) -> tuple[ClaudeLeg, ClaudeLeg]:
+    # The two legs share nothing (own tree, HOME and stub), so they run side by side.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [
+            pool.submit(run_claude_leg, scenario, parent, claude_bin, gated=gated, git_dir=True)
+            for gated in (False, True)
+        ]
+        control, gated_leg = (future.result() for future in futures)
+    return control, gated_leg
+
+
+@pytest.mark.parametrize("template", list(CLAUDE_WIDE_OPEN), ids=str)
+def test_claude_wide_open_template_cannot_write_under_the_lock_alone(
+    template: str, claude_bin: Path, bwrap: Path, tmp_path: Path
+) -> None:
+    scenario = Scenario(
+        f"lock-only/{template}",
+        CLAUDE_WIDE_OPEN[template],
+        CLAUDE_CONTROL_WRITES,
+        tuple(call for call, _ in CLAUDE_SCRIPT),
+        setup=_project_hooks,
+        env=WIDE_OPEN_ENV,
+        toolgate_flags=("--lock-only",),
+    )
+    control, gated = _claude_legs(scenario, tmp_path, claude_bin)
+
+    missing = [want for want in CLAUDE_CONTROL_WRITES if want not in control.changes]
+    assert not missing, f"CONTROL did not write {missing}: proves nothing\n{control.describe()}"
+    assert len(control.stub.tool_result_texts()) == len(CLAUDE_SCRIPT), control.describe()
+
+    assert gated.returncode == 0, f"claude should run under the lock\n{gated.describe()}"
+    assert gated.changes == [], f"the tree changed under the lock\n{gated.describe()}"
+    offered = set(gated.stub.main_turns()[0].tool_names)
+    assert {"Write", "Edit", "Bash"} <= offered, f"--lock-only rewrote the tools\n{offered}"
+    results = gated.stub.tool_result_texts()
+    assert len(results) == len(CLAUDE_SCRIPT), f"a call went unanswered\n{gated.describe()}"
+    for (call, expect), result in zip(CLAUDE_SCRIPT, results, strict=True):
+        if expect == "erofs":
+            assert _blocked(result), f"{call} was not refused by the kernel: {result!r}"
+        elif expect == "read":
+            assert SEED_TEXT in result, f"the Read under the lock failed: {result!r}"
+        else:
+            assert "wrote-outside" in result, f"the write outside the tree failed: {result!r}"
+    outside = tmp_path / "gated-home" / "outside.txt"
+    assert outside.read_text() == "outside\n", gated.describe()
+
+
+# ---- 2. codex, template wide open, --lock-only ---------------------------------------------
+CODEX_SCRIPT = (
+    shell("touch X"),
+    shell("echo x > f"),
+    shell(GIT_COMMIT),
+    shell("git branch evil"),
+)
+CODEX_CONTROL_WRITES = (
+    "new: X",
+    "new: f",
+    "changed: .git/refs/heads/main",
+    "changed: <git branches>",
+)
+CODEX_WIDE_OPEN = {
+    "dangerously-bypass": exec_template(["exec", "--dangerously-bypass-approvals-and-sandbox"]),
+    "danger-full-access": exec_template(["exec", "--sandbox", "danger-full-access"]),
+}
+
+
+@pytest.mark.parametrize("template", list(CODEX_WIDE_OPEN), ids=str)
+def test_codex_wide_open_template_cannot_write_under_the_lock_alone(
+    template: str, codex_bin: Path, bwrap: Path, tmp_path: Path
+) -> None:
+    control, gated = codex_harness.control_and_gated(
+        codex_bin,
+        CODEX_WIDE_OPEN[template],
+        tmp_path,
+        script=CODEX_SCRIPT,
+        toolgate_flags=("--lock-only",),
+        git_dir=True,
+    )
+    codex_harness.assert_control_wrote(control, CODEX_CONTROL_WRITES)
+    assert gated.returncode == 0, f"codex should run under the lock\n{gated.describe()}"
+    assert gated.tree_changes == [], f"the tree changed under the lock\n{gated.describe()}"
+    assert len(gated.outputs) == len(CODEX_SCRIPT), f"a call went unanswered\n{gated.describe()}"
+    for call, output in zip(CODEX_SCRIPT, gated.outputs, strict=True):
+        assert "Read-only file system" in output, f"{call} was not refused: {output!r}"
+
+
+# ---- 3. both layers: the lanes still read ------------------------------------------------
+@pytest.mark.parametrize(
+    ("flags", "call"),
+    [
+        ((), ToolCall("Read", {"file_path": "{TREE}/README.md"})),
+        (("--read-shell",), ToolCall("Bash", {"command": "cat {TREE}/README.md"})),
+    ],
+    ids=["Read", "read-shell-cat"],
+)
+def test_claude_reads_under_both_layers(
+    flags: tuple[str, ...], call: ToolCall, claude_bin: Path, bwrap: Path, tmp_path: Path
+) -> None:
+    """`--lock-tree` with claude's read-only rewrite: a read returns the file (with
+    `--read-shell`, toolgate's own PreToolUse hook runs inside the lock too)."""
+    scenario = Scenario("both-layers/read", ("-p", PROMPT), (), (call,),
+                        toolgate_flags=("--lock-tree", *flags))  # fmt: skip
+    gated = run_claude_leg(scenario, tmp_path, claude_bin, gated=True, git_dir=True)
+    assert gated.returncode == 0, gated.describe()
+    assert gated.changes == [], gated.describe()
+    results = gated.stub.tool_result_texts()
+    assert len(results) == 1 and SEED_TEXT in results[0], gated.describe()
+
+
+# codex's own sandbox is bubblewrap too (the first `bwrap` on PATH, else its bundled one).
+# Measured as root inside the lock: the nested bwrap fails with "bwrap: setting up uid map:
+# Operation not permitted" (the lock drops every capability, and since Linux 5.12 mapping uid
+# 0 into a new user namespace needs CAP_SETFCAP), so a codex shell command cannot run at all;
+# fail-closed, but codex cannot read through its shell. As a non-root user the nested bwrap
+# maps its own uid and starts.
+NESTED_BWRAP_AS_ROOT = "bwrap: setting up uid map: Operation not permitted"
+
+
+def test_codex_shell_read_under_both_layers(codex_bin: Path, bwrap: Path, tmp_path: Path) -> None:
+    gated = codex_harness.run_leg(
+        codex_bin,
+        exec_template(["exec"]),
+        tmp_path,
+        gated=True,
+        script=[shell("cat README.md")],
+        toolgate_flags=("--lock-tree",),
+        git_dir=True,
+    )
+    assert gated.returncode == 0, gated.describe()
+    assert gated.tree_changes == [], gated.describe()
+    assert len(gated.outputs) == 1, gated.describe()
+    if os.geteuid() == 0 and NESTED_BWRAP_AS_ROOT in gated.outputs[0]:
+        pytest.xfail(
+            f"as root, codex's own bwrap cannot start inside the lock: {NESTED_BWRAP_AS_ROOT}"
+        )
+    assert SEED_TEXT in gated.outputs[0], gated.describe()
+
+
+# ---- 4. an unknown lane binary runs under the lock alone ---------------------------------
+MYLANE = f"""#!{sys.executable}
+\"\"\"A lane toolgate knows nothing about: it tries to write into its cwd, into the tree's .git
+and outside the tree (argv[1]), and reports each outcome.\"\"\"
+import subprocess
+import sys
+
+def attempt(name, action):
+    try:
+        action()
+        print(name, "wrote")
+    except OSError as error:
+        print(name, "failed:", error.strerror)
+
+def write(path):
+    with open(path, "w") as handle:
+        handle.write("mylane\\n")
+
+attempt("cwd", lambda: write("lane-wrote.txt"))
+attempt("git-config", lambda: open(".git/config", "a").write("[evil]\\n"))
+attempt("git-hook", lambda: write(".git/hooks/post-checkout"))
+attempt("outside", lambda: write(sys.argv[1]))
+done = subprocess.run(["git", "branch", "evil"], capture_output=True, text=True)
+print("git-branch", "wrote" if done.returncode == 0 else "failed: " + done.stderr.strip())
+"""
+MYLANE_STEPS = ("cwd", "git-config", "git-hook", "git-branch")
+
+
+def _mylane_leg(parent: Path, bin_dir: Path, *, gated: bool) -> tuple[str, list[str], Path]:
+    name = "gated" if gated else "control"
+    tree = fresh_tree(parent, f"{name}-tree")
+    outside = parent / f"{name}-outside.txt"
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    if gated:
+        argv = toolgate_argv(
+            "dispatch", "--read-only", "--lock-tree", "--exec",
+            "--cwd", str(tree), "--caller-root", str(tree), "--", "mylane", str(outside),
+        )  # fmt: skip
+    else:
+        argv = ["mylane", str(outside)]
+    before = snapshot(tree, git_dir=True)
+    done = subprocess.run(
+        argv, cwd=tree, env=toolgate_env(env), capture_output=True, text=True, timeout=60,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, f"{name}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done.stdout, changes(before, snapshot(tree, git_dir=True)), outside
+
+
+def test_unknown_lane_runs_under_the_lock_alone(bwrap: Path, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "mylane").write_text(MYLANE)
+    (bin_dir / "mylane").chmod(0o755)
+    tree = fresh_tree(tmp_path, "json-tree")
+    shown = run_toolgate(
+        ["dispatch", "--read-only", "--lock-tree", "--json", "--cwd", str(tree),
+         "--caller-root", str(tree), "--", "mylane", "x"],
+        env={"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"},
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    decision = json.loads(shown.stdout)
+    assert decision["ok"] is True and decision["layers"] == ["tree-lock"], decision
+    assert decision["invoke"]["command"] == str(bwrap.resolve()), decision
+    assert decision["invoke"]["args"][-3:] == ["--", "mylane", "x"], decision
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(_mylane_leg, tmp_path, bin_dir, gated=g) for g in (False, True)]
+        (control_out, control_changes, _), (gated_out, gated_changes, outside) = (
+            future.result() for future in futures
+        )
+    for step in MYLANE_STEPS:
+        assert f"{step} wrote" in control_out, f"CONTROL: {step} did not write\n{control_out}"
+        assert f"{step} failed" in gated_out, f"{step} was not refused\n{gated_out}"
+    assert "new: lane-wrote.txt" in control_changes and "changed: .git/config" in control_changes
+    assert gated_changes == [], f"the tree changed under the lock: {gated_changes}\n{gated_out}"
+    assert gated_out.count("Read-only file system") == len(MYLANE_STEPS), gated_out
+    assert "outside wrote" in gated_out and outside.read_text() == "mylane\n", gated_out
+
+
+# ---- 5. opencode (no read-only flags) under the lock alone --------------------------------
+# Measured with opencode 1.18.33: its built-in `anthropic` provider takes a `baseURL` from
+# OPENCODE_CONFIG_CONTENT and talks to the Messages stub; OPENCODE_DISABLE_MODELS_FETCH keeps
+# it off the network. `run --auto` approves every tool call. The control also writes
+# `.git/opencode` (opencode caches its project id there); under the lock that write fails and
+# opencode carries on. Its `write` tool reports a refused write as
+# "Unknown: FileSystem.writeFile (PATH)", without the errno.
+OPENCODE_SCRIPT: tuple[tuple[ToolCall, str], ...] = (
+    (ToolCall("bash", {"command": "touch {TREE}/touched.txt", "description": "touch"}), "erofs"),
+    (ToolCall("write", {"filePath": "{TREE}/written.txt", "content": "w\n"}), "failed"),
+    (ToolCall("bash", {"command": "cd {TREE} && " + GIT_COMMIT, "description": "commit"}),
+     "erofs"),
+    (ToolCall("read", {"filePath": "{TREE}/README.md"}), "read"),
+)  # fmt: skip
+OPENCODE_CONTROL_WRITES = ("new: touched.txt", "new: written.txt", "changed: .git/refs/heads/main")
+OPENCODE_WROTE = "Wrote file successfully"
+"""What opencode's `write` tool answers when the file was written (measured)."""
+
+
+def _opencode_leg(
+    opencode_bin: Path, parent: Path, *, gated: bool
+) -> tuple[subprocess.CompletedProcess[str], list[str], StubAnthropic]:
+    name = "gated" if gated else "control"
+    tree = fresh_tree(parent, f"{name}-tree")
+    home = parent / f"{name}-home"  # outside the tree: opencode keeps its state under XDG dirs
+    script = [
+        ToolCall(call.name, {k: v.replace("{TREE}", str(tree)) for k, v in call.input.items()})
+        for call, _ in OPENCODE_SCRIPT
+    ]
+    before = snapshot(tree, git_dir=True)
+    with StubAnthropic(script=script) as stub:
+        provider = {"options": {"baseURL": f"{stub.url}/v1", "apiKey": "sk-ant-stub"}}
+        config = {"provider": {"anthropic": provider}, "autoupdate": False, "share": "disabled"}
+        env = scrubbed_environ(toolgate_env())
+        env.update(
+            {
+                "HOME": str(home),
+                "XDG_CONFIG_HOME": str(home / ".config"),
+                "XDG_DATA_HOME": str(home / ".local" / "share"),
+                "XDG_CACHE_HOME": str(home / ".cache"),
+                "XDG_STATE_HOME": str(home / ".local" / "state"),
+                "OPENCODE_CONFIG_CONTENT": json.dumps(config),
+                "OPENCODE_DISABLE_MODELS_FETCH": "1",
+                "OPENCODE_DISABLE_AUTOUPDATE": "1",
+                "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+            }
+        )
+        template = [str(opencode_bin), "run", "--auto", "-m", "anthropic/claude-sonnet-4-5", PROMPT]
+        argv = template
+        if gated:
+            argv = toolgate_argv(
+                "dispatch", "--read-only", "--lock-tree", "--exec",
+                "--cwd", str(tree), "--caller-root", str(tree), "--", *template,
+            )  # fmt: skip
+        done = subprocess.run(
+            argv, cwd=tree, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=120, check=False,
+        )  # fmt: skip
+    return done, changes(before, snapshot(tree, git_dir=True)), stub
+
+
+def test_opencode_cannot_write_under_the_lock_alone(
+    opencode_bin: Path, bwrap: Path, tmp_path: Path
+) -> None:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [
+            pool.submit(_opencode_leg, opencode_bin, tmp_path, gated=gated)
+            for gated in (False, True)
+        ]
+        (control, control_changes, control_stub), (gated, gated_changes, gated_stub) = (
+            future.result() for future in futures
+        )
+
+    def describe(done: subprocess.CompletedProcess[str], stub: StubAnthropic) -> str:
+        return (
+            f"exit {done.returncode}\ntool results: {stub.tool_result_texts()}\n"
+            f"stdout: {done.stdout[-600:]}\nstderr: {done.stderr[-1500:]}"
+        )
+
+    missing = [want for want in OPENCODE_CONTROL_WRITES if want not in control_changes]
+    assert not missing, f"CONTROL did not write {missing}: proves nothing\n" + describe(
+        control, control_stub
+    )
+    assert gated.returncode == 0, describe(gated, gated_stub)
+    assert gated_changes == [], f"the tree changed: {gated_changes}\n" + describe(gated, gated_stub)
+    results = gated_stub.tool_result_texts()
+    assert len(results) == len(OPENCODE_SCRIPT), describe(gated, gated_stub)
+    for (call, expect), result in zip(OPENCODE_SCRIPT, results, strict=True):
+        if expect == "erofs":
+            assert "Read-only file system" in result, f"{call} was not refused: {result!r}"
+        elif expect == "failed":
+            assert OPENCODE_WROTE not in result and "written.txt" in result, (call, result)
+        else:
+            assert SEED_TEXT in result, f"the read under the lock failed: {result!r}"
+    assert OPENCODE_WROTE in control_stub.tool_result_texts()[1], describe(control, control_stub)
+
+
+# ---- the JSON says which layers hold --------------------------------------------------------
+@pytest.mark.parametrize(
+    ("template", "flag", "layers"),
+    [
+        (("claude", "-p", "review this tree"), "--lock-tree", ["lane-flags", "tree-lock"]),
+        (("claude", "-p", "--dangerously-skip-permissions", "review it"), "--lock-only",
+         ["tree-lock"]),
+        (("codex", "exec", "review this tree"), "--lock-tree", ["lane-flags", "tree-lock"]),
+        (("codex", "exec", "--sandbox", "danger-full-access", "review it"), "--lock-only",
+         ["tree-lock"]),
+        (("opencode", "run", "--auto", "review it"), "--lock-tree", ["tree-lock"]),
+    ],
+    ids=["claude-both", "claude-lock-only", "codex-both", "codex-lock-only", "opencode"],
+)  # fmt: skip
+def test_json_names_the_layers_and_the_wrapped_argv(
+    template: tuple[str, ...], flag: str, layers: list[str], bwrap: Path, tmp_path: Path
+) -> None:
+    tree = fresh_tree(tmp_path)
+    shown = run_toolgate(
+        ["dispatch", "--read-only", flag, "--json", "--cwd", str(tree), "--caller-root",
+         str(tree), "--", *template],
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    decision = json.loads(shown.stdout)
+    assert decision["layers"] == layers, decision
+    args = decision["invoke"]["args"]
+    assert decision["invoke"]["command"] == str(bwrap.resolve()), decision
+    ro_bind = args.index("--ro-bind")
+    assert args[ro_bind + 1 : ro_bind + 3] == [str(tree), str(tree)], args
+    lane = args[args.index("--") + 1 :]
+    assert lane[0] == template[0], args
+    if "lane-flags" in layers:
+        assert lane != list(template), f"--lock-tree must rewrite {template[0]}'s flags: {args}"
+    else:
+        assert lane == list(template), f"the lock alone runs the template as given: {args}"
