@@ -73,18 +73,3 @@ def bwrap() -> Path:
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     return fresh_tree(tmp_path)
-
-
-@pytest.fixture(scope="session")
-def bwrap_bin() -> Path:
-    """bubblewrap, which `dispatch --lock-tree` needs: skipped locally without it, a failure
-    under CI=true (CI must prove the lock, never skip it)."""
-    import shutil
-
-    found = shutil.which("bwrap")
-    if found is None:
-        message = "bubblewrap (bwrap) is not on PATH: apt-get install bubblewrap"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return Path(found)

@@ -191,7 +191,7 @@ PLAIN_REASON = {"hard-link-out-then-write": "Invalid cross-device link"}
 
 
 @pytest.mark.parametrize("name", sorted(PLAIN_WRITES))
-def test_plain_program_cannot_change_the_tree(bwrap_bin: Path, tmp_path: Path, name: str) -> None:
+def test_plain_program_cannot_change_the_tree(bwrap: Path, tmp_path: Path, name: str) -> None:
     def program(outside: Path) -> list[str]:
         return [word.replace("{outside}", str(outside)) for word in PLAIN_WRITES[name]]
 
@@ -214,7 +214,7 @@ def test_plain_program_cannot_change_the_tree(bwrap_bin: Path, tmp_path: Path, n
 # --- 2. writes outside the tree ------------------------------------------------------------
 
 
-def test_writes_outside_the_tree_still_work(bwrap_bin: Path, tmp_path: Path) -> None:
+def test_writes_outside_the_tree_still_work(bwrap: Path, tmp_path: Path) -> None:
     tree = fresh_tree(tmp_path)
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -235,7 +235,7 @@ MOUNT_ESCAPES = {
 
 @ROOT_ONLY
 @pytest.mark.parametrize("name", sorted(MOUNT_ESCAPES))
-def test_root_lane_cannot_unlock_the_mount(bwrap_bin: Path, tmp_path: Path, name: str) -> None:
+def test_root_lane_cannot_unlock_the_mount(bwrap: Path, tmp_path: Path, name: str) -> None:
     """The lock drops every capability; with CAP_SYS_ADMIN kept, the same program escapes."""
     locked, control = fresh_tree(tmp_path, "locked"), fresh_tree(tmp_path, "control")
     before = state(locked)
@@ -273,7 +273,7 @@ mounts; the read-only bind it inherited is locked there, so neither remount nor 
 
 @pytest.mark.parametrize("user", ["current", "tguser"])
 def test_nested_user_namespace_cannot_unlock_the_mount(
-    bwrap_bin: Path, tmp_path: Path, user: str
+    bwrap: Path, tmp_path: Path, user: str
 ) -> None:
     with caller(user, tmp_path) as who:
         locked, control = who.tree("locked"), who.tree("control")
@@ -302,7 +302,7 @@ attempt("cwd", lambda: open(f"/proc/{pid}/cwd/via-cwd", "w").write("x"))
 
 
 @ROOT_ONLY
-def test_proc_of_an_outside_process_does_not_lead_back(bwrap_bin: Path, tmp_path: Path) -> None:
+def test_proc_of_an_outside_process_does_not_lead_back(bwrap: Path, tmp_path: Path) -> None:
     """/proc/PID/root and /proc/PID/cwd of a process outside the sandbox would reach the
     unlocked mounts; the lock's new PID namespace hides every such process. The control drops
     --unshare-pid and --cap-drop ALL (as root, the missing capabilities alone deny the
@@ -341,7 +341,7 @@ attempt("file-fd", lambda: os.write(file, b"through an inherited descriptor"))
 )
 
 
-def test_inherited_descriptors_do_not_reach_the_tree(bwrap_bin: Path, tmp_path: Path) -> None:
+def test_inherited_descriptors_do_not_reach_the_tree(bwrap: Path, tmp_path: Path) -> None:
     """A descriptor opened before the sandbox writes through the unlocked mount; toolgate
     closes all but 0-2 before it execs bwrap. Control: the lock's own bwrap argv, run directly
     with the same descriptors, does let them write."""
@@ -387,7 +387,7 @@ print("block-devices", len(blocks))
 """
 
 
-def test_the_disk_device_is_not_in_the_lanes_dev(bwrap_bin: Path, tmp_path: Path) -> None:
+def test_the_disk_device_is_not_in_the_lanes_dev(bwrap: Path, tmp_path: Path) -> None:
     """A root lane that could open the disk's block device could write the tree's blocks under
     the mount; the lock's /dev is fresh and holds no block device (nothing is written here)."""
     device = root_device()
@@ -412,7 +412,7 @@ except OSError as error:
 """
 
 
-def test_the_lane_has_no_controlling_terminal(bwrap_bin: Path, tmp_path: Path) -> None:
+def test_the_lane_has_no_controlling_terminal(bwrap: Path, tmp_path: Path) -> None:
     """No controlling terminal, so no TIOCSTI into the caller's shell: run under `script`,
     which gives its child a terminal; the control opens /dev/tty there, the lane cannot."""
     script = shutil.which("script")
@@ -445,7 +445,7 @@ files then are below the alias."""
 
 @ROOT_ONLY
 @pytest.mark.parametrize("name", sorted(ALIASES))
-def test_bind_mount_alias_is_locked_too(bwrap_bin: Path, tmp_path: Path, name: str) -> None:
+def test_bind_mount_alias_is_locked_too(bwrap: Path, tmp_path: Path, name: str) -> None:
     """A bind mount shows the tree's files at a second path; the lock finds it in the mount
     table (other_views) and binds it read-only as well. Control: the alias writes the tree."""
     source, below = ALIASES[name]
@@ -479,7 +479,7 @@ def commit_program() -> list[str]:
     return ["git", "commit", "--allow-empty", "-q", "-m", "from the lane"]
 
 
-def test_linked_worktree_cannot_commit(bwrap_bin: Path, tmp_path: Path) -> None:
+def test_linked_worktree_cannot_commit(bwrap: Path, tmp_path: Path) -> None:
     """Caller root = a linked worktree: its commits land in the main repository's .git (the
     common dir), outside the caller root, which the lock binds read-only too."""
     runs = {}
@@ -505,7 +505,7 @@ def test_linked_worktree_cannot_commit(bwrap_bin: Path, tmp_path: Path) -> None:
     assert runs["control-changed"] != []
 
 
-def test_caller_root_below_the_top_level_cannot_commit(bwrap_bin: Path, tmp_path: Path) -> None:
+def test_caller_root_below_the_top_level_cannot_commit(bwrap: Path, tmp_path: Path) -> None:
     """Caller root = a subdirectory: the repository's .git above it is locked as well."""
     locked, control = fresh_tree(tmp_path, "locked"), fresh_tree(tmp_path, "control")
     before = state(locked)
@@ -519,7 +519,7 @@ def test_caller_root_below_the_top_level_cannot_commit(bwrap_bin: Path, tmp_path
     assert differences(control_before, state(control)) != []
 
 
-def test_moving_a_parent_directory_cannot_swap_the_tree(bwrap_bin: Path, tmp_path: Path) -> None:
+def test_moving_a_parent_directory_cannot_swap_the_tree(bwrap: Path, tmp_path: Path) -> None:
     """HOLE (reported to the lead): a directory above the caller root is outside the lock, so
     the lane can rename it and plant a tree of its own at the caller's path. The files of the
     real tree are untouched (they moved along), but the caller's path now holds what the lane
@@ -545,7 +545,7 @@ def test_moving_a_parent_directory_cannot_swap_the_tree(bwrap_bin: Path, tmp_pat
 # --- 5. a symlink in the tree pointing outside ---------------------------------------------
 
 
-def test_symlink_out_of_the_tree_writes_outside_only(bwrap_bin: Path, tmp_path: Path) -> None:
+def test_symlink_out_of_the_tree_writes_outside_only(bwrap: Path, tmp_path: Path) -> None:
     """Documented behaviour: the lock covers the tree's own entries, not where its symlinks
     lead. A write through `out -> OUTSIDE` lands in OUTSIDE; the tree (the link included) is
     unchanged."""
@@ -667,7 +667,7 @@ USERS = ["current", UNPRIVILEGED]
 @pytest.mark.parametrize("user", USERS)
 @pytest.mark.parametrize("name", ["sh-redirect", "git-commit-allow-empty"])
 def test_plain_write_fails_for_every_caller(
-    bwrap_bin: Path, tmp_path: Path, user: str, name: str
+    bwrap: Path, tmp_path: Path, user: str, name: str
 ) -> None:
     with caller(user, tmp_path) as who:
         locked, control = who.tree("locked"), who.tree("control")
@@ -790,7 +790,7 @@ for path in sys.argv[1:]:
 
 
 @ROOT_ONLY
-def test_root_lane_cannot_set_the_core_dump_helper(bwrap_bin: Path, tmp_path: Path) -> None:
+def test_root_lane_cannot_set_the_core_dump_helper(bwrap: Path, tmp_path: Path) -> None:
     """A root lane (no capabilities) that can write /proc/sys/kernel/core_pattern escapes the
     lock at once: measured with bwrap 0.8.0, whose own cover of /proc/sys is skipped because
     access(W_OK) on that directory says EACCES. The lock must bind /proc/sys read-only.
@@ -821,7 +821,7 @@ SYSFS_SETTINGS = (
 
 
 @ROOT_ONLY
-def test_root_lane_cannot_open_kernel_settings_for_writing(bwrap_bin: Path, tmp_path: Path) -> None:
+def test_root_lane_cannot_open_kernel_settings_for_writing(bwrap: Path, tmp_path: Path) -> None:
     """The same class of setting in /sys (uevent_helper, where the kernel has it, names a
     program the kernel runs as root): opened for writing and closed, nothing is written."""
     settings = [str(CORE_PATTERN)]
