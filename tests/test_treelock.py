@@ -427,3 +427,11 @@ def test_every_directory_above_a_locked_path_becomes_a_mount_point_before_the_lo
     assert last_bind < first_lock, "a later bind above the tree would cover the read-only one"
     assert ancestors(["/", "/a"]) == ()
     assert ancestors(["/a/b/c", "/a/d"]) == ("/a", "/a/b")
+
+
+def test_a_lane_started_by_root_gets_a_user_namespace_of_its_own() -> None:
+    as_root = wrapper_prefix(replace(PLAN, own_user_namespace=True))
+    start = as_root.index("--unshare-user")
+    assert as_root[start : start + 5] == ("--unshare-user", "--uid", "1000", "--gid", "1000")
+    assert "--cap-drop" in as_root  # the namespace is as well as, not instead of, the drop
+    assert "--unshare-user" not in wrapper_prefix(PLAN)

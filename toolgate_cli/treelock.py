@@ -80,7 +80,19 @@ KERNEL_SETTINGS: tuple[str, ...] = ("/proc/sys", "/sys")
 its program outside the sandbox."""
 
 
+ROOT_LANE_UID = 1000
+"""The uid (and gid) a lane started by root gets inside its own user namespace.
+
+Root's lane with every capability dropped cannot map uid 0 into a user namespace of its own
+(Linux 5.12 and later want CAP_SETFCAP for that), so codex's own bubblewrap sandbox failed to
+start inside the lock and every shell command, reads included, failed (measured, codex
+0.171.0). In a user namespace of the lock's own, where it is uid 1000 mapped to root, the lane
+can nest one; the mounts it would inherit there are locked by the kernel, so the nesting cannot
+unlock the tree (tests/e2e/test_lock_attacks.py)."""
+
 BWRAP_VALUES: dict[str, int] = {
+    "--uid": 1,
+    "--gid": 1,
     "--cap-drop": 1,
     "--bind": 2,
     "--ro-bind": 2,
@@ -101,6 +113,8 @@ class LockPlan:
     root: str
     read_only: tuple[str, ...]
     cwd: str
+    own_user_namespace: bool = False
+    """Run the lane as `ROOT_LANE_UID` in a user namespace of its own (toolgate runs as root)."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +130,9 @@ class Mount:
 def wrapper_prefix(plan: LockPlan) -> tuple[str, ...]:
     """The bwrap words that go before the lane's command (ending with `--`)."""
     words = [plan.bwrap, *SANDBOX_OPTIONS]
+    if plan.own_user_namespace:
+        uid = str(ROOT_LANE_UID)
+        words[1:1] = ["--unshare-user", "--uid", uid, "--gid", uid]
     # Outer to inner, and before the read-only binds, which a later bind of a directory above
     # them would cover again with the writable original.
     for path in ancestors(plan.read_only):

@@ -43,6 +43,7 @@ class TreeLockHost:
             root=caller_root,
             read_only=unique_outside(caller_root, views),
             cwd=cwd,
+            own_user_namespace=os.geteuid() == 0,
         )
 
     def trial(self, prefix: Sequence[str]) -> str | None:

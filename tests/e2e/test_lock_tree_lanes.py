@@ -223,13 +223,12 @@ def test_claude_reads_under_both_layers(
     assert len(results) == 1 and SEED_TEXT in results[0], gated.describe()
 
 
-# codex's own sandbox is bubblewrap too (the first `bwrap` on PATH, else its bundled one).
-# Measured as root inside the lock: the nested bwrap fails with "bwrap: setting up uid map:
-# Operation not permitted" (the lock drops every capability, and since Linux 5.12 mapping uid
-# 0 into a new user namespace needs CAP_SETFCAP), so a codex shell command cannot run at all;
-# fail-closed, but codex cannot read through its shell. As a non-root user the nested bwrap
-# maps its own uid and starts.
-NESTED_BWRAP_AS_ROOT = "bwrap: setting up uid map: Operation not permitted"
+# codex's own sandbox is bubblewrap too (the first `bwrap` on PATH, else its bundled one), so
+# it nests inside the lock. Measured as root before the lock gave a root-started lane a user
+# namespace of its own: the nested bwrap failed with "bwrap: setting up uid map: Operation not
+# permitted" (every capability dropped, and since Linux 5.12 mapping uid 0 into a new user
+# namespace needs CAP_SETFCAP), so no codex shell command could run, reads included. This test
+# is what keeps that fixed (toolgate_cli/treelock.py, ROOT_LANE_UID).
 
 
 def test_codex_shell_read_under_both_layers(codex_bin: Path, bwrap: Path, tmp_path: Path) -> None:
@@ -245,10 +244,6 @@ def test_codex_shell_read_under_both_layers(codex_bin: Path, bwrap: Path, tmp_pa
     assert gated.returncode == 0, gated.describe()
     assert gated.tree_changes == [], gated.describe()
     assert len(gated.outputs) == 1, gated.describe()
-    if os.geteuid() == 0 and NESTED_BWRAP_AS_ROOT in gated.outputs[0]:
-        pytest.xfail(
-            f"as root, codex's own bwrap cannot start inside the lock: {NESTED_BWRAP_AS_ROOT}"
-        )
     assert SEED_TEXT in gated.outputs[0], gated.describe()
 
 
