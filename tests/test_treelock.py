@@ -16,6 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import run_toolgate
 from toolgate_cli.decision import DispatchRequest, LockRequest, decide_dispatch
@@ -435,3 +437,29 @@ def test_a_lane_started_by_root_gets_a_user_namespace_of_its_own() -> None:
     assert as_root[start : start + 5] == ("--unshare-user", "--uid", "1000", "--gid", "1000")
     assert "--cap-drop" in as_root  # the namespace is as well as, not instead of, the drop
     assert "--unshare-user" not in wrapper_prefix(PLAN)
+
+
+mount_paths = st.sampled_from(["/", "/w", "/w/tree", "/w/tree/sub", "/srv", "/srv/x", "/w/t r"])
+mount_lines = st.builds(
+    lambda device, fs_path, point: (
+        f"1 1 {device} {fs_path.replace(' ', chr(92) + '040')} "
+        f"{point.replace(' ', chr(92) + '040')} rw - ext4 src rw"
+    ),
+    st.sampled_from(["254:0", "8:1", "0:40"]),
+    mount_paths,
+    mount_paths,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(mount_lines | st.text(max_size=40), max_size=8), root=mount_paths)
+def test_other_views_never_fails_and_never_names_a_path_inside_the_tree(
+    lines: list[str], root: str
+) -> None:
+    views = other_views(root, "\n".join(lines))
+    assert all(not (view == root or view.startswith(root.rstrip("/") + "/")) for view in views)
+    # Every view is a place where some mount of a device that holds part of the tree sits.
+    points = {mount.mount_point for mount in parse_mountinfo("\n".join(lines))}
+    assert all(
+        any(view == p or view.startswith(p.rstrip("/") + "/") for p in points) for view in views
+    )
