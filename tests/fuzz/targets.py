@@ -1,7 +1,7 @@
 """One fuzz input (bytes) -> one call into toolgate's pure code, and the properties it must keep.
 
 The bytes are decoded by `Reader` (plain Python, so a recorded input replays without any fuzzer
-installed) into one of four calls:
+installed) into one of five calls:
 
 - `read_only_invoke` on a claude, codex or other lane invocation whose words come from the
   lane's own flag tables (with and without `=value`), from words lanes act on, and from junk;
@@ -10,6 +10,7 @@ installed) into one of four calls:
 - `check_read_only_command` on arbitrary text (any code point, surrogate escapes included),
   with caller prefixes.
 - `decide_pretooluse_bytes` on arbitrary bytes and on Bash events built around such text.
+- `other_views` (the tree lock's mount-table reading) on built and arbitrary mountinfo text.
 
 Properties (issue 7): no exception escapes (tokenize may raise only ArgvError); a rewrite's
 output rewrites to itself; whatever the checker admits is admitted again, identically, both as
@@ -28,6 +29,8 @@ from toolgate_cli.hook import decide_pretooluse_bytes
 from toolgate_cli.lanes import LaneInvocation, claude, codex, read_only_invoke
 from toolgate_cli.lanes.base import PassFlag, RewriteOptions, Rewritten
 from toolgate_cli.shell import check_read_only_command, prefix_problem
+from toolgate_cli.treelock import other_views, parse_mountinfo
+from toolgate_cli.verdict import is_within
 
 TABLES: list[tuple[FlagTable, Dialect]] = [
     (claude.FLAGS, Dialect.COMMANDER),
@@ -284,10 +287,39 @@ def check_hook(reader: Reader) -> None:
             assert (output["permissionDecision"] == "allow") == expected, (command, output)
 
 
+MOUNT_PATHS = ["/", "/w", "/w/tree", "/w/tree/sub", "/w/tree-other", "/srv", "/srv/a b", "/w/"]
+
+
+def check_mount_views(reader: Reader) -> None:
+    """The tree lock's mount-table reading: any text, never an exception, never a view inside
+    the tree, and every view lies under some mount point the table names."""
+    lines = []
+    for _ in range(reader.below(8)):
+        if reader.below(3):
+            device = reader.pick(["254:0", "8:1", "0:40", reader.text(4)])
+            fs_path, point = reader.pick(MOUNT_PATHS), reader.pick(MOUNT_PATHS)
+            lines.append(f"{reader.below(99)} 1 {device} {fs_path} {point} rw - ext4 x rw")
+        else:
+            lines.append(reader.text(48))
+    text = "\n".join(lines)
+    root = reader.pick(MOUNT_PATHS[:-1])
+    views = other_views(root, text)
+    points = [mount.mount_point for mount in parse_mountinfo(text)]
+    for view in views:
+        assert not is_within(view, root), (root, view, text)
+        assert any(is_within(view, point) for point in points), (view, text)
+
+
 TARGETS = [check_rewrite, check_tokenize, check_shell, check_hook]
+"""Picked by the first byte modulo 4 (recorded regressions rely on it); 0xF8 and above pick
+`check_mount_views`."""
 
 
 def one_input(data: bytes) -> None:
     """Run one fuzz input: the first byte picks the target, the rest drives it."""
     reader = Reader(data)
-    TARGETS[reader.byte() % len(TARGETS)](reader)
+    first = reader.byte()
+    if first >= 0xF8:
+        check_mount_views(reader)
+        return
+    TARGETS[first % len(TARGETS)](reader)
