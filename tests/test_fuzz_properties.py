@@ -15,6 +15,10 @@ run, and each file in tests/fuzz/regressions/ (an input that once failed) is rep
   --config left `-i IMG exec`, where the variadic -i reads `exec` as a second image and codex
   has no subcommand. Fixed on the core-tests branch (2ff368b, "Removing a flag must not hand
   the next positional to an open option before it"), which found it independently.
+- mountinfo-relative-path-view: a mount table line with runs of spaces shifted its fields, so
+  a mount "point" that was not an absolute path made `other_views` name `../../w`. Lines whose
+  paths are not absolute are now skipped (the kernel never writes them), and paths are
+  normalised.
 """
 
 from __future__ import annotations

@@ -99,7 +99,12 @@ def test_parse_mountinfo_reads_device_path_and_mount_point_with_escapes() -> Non
     mounts = parse_mountinfo(MOUNTINFO + "garbage line\n")
     assert mounts[0] == Mount("0:21", "/", "/proc")
     assert Mount("254:0", "/w", "/mnt/parent dir") in mounts
-    assert len(mounts) == MOUNTINFO.count("\n")
+    # Every line but the //deleted one, and no garbage line.
+    assert len(mounts) == MOUNTINFO.count("\n") - 1
+    assert not any(mount.mount_point == "/mnt/gone" for mount in mounts)
+    assert parse_mountinfo("1 1 8:1 relative /x rw - e s rw\n1 1 8:1 /a //b// rw - e s rw") == (
+        Mount("8:1", "/a", "/b"),
+    )
 
 
 def test_other_views_finds_every_other_path_that_shows_the_trees_files() -> None:

@@ -211,8 +211,20 @@ def parse_mountinfo(text: str) -> tuple[Mount, ...]:
         fields = line.split(" ")
         if len(fields) < 10 or "-" not in fields[6:]:
             continue
-        mounts.append(Mount(fields[2], _unescape(fields[3]), _unescape(fields[4])))
+        fs_path, mount_point = _unescape(fields[3]), _unescape(fields[4])
+        # A filesystem path ending in //deleted is a bind of something removed since: it shows
+        # nothing of the tree.
+        if fs_path.endswith("//deleted"):
+            continue
+        if not (mount_point.startswith("/") and fs_path.startswith("/")):
+            continue  # not the kernel's writing: a shifted or garbled line
+        mounts.append(Mount(fields[2], _clean(fs_path), _clean(mount_point)))
     return tuple(mounts)
+
+
+def _clean(path: str) -> str:
+    """`path` normalised, with one leading slash (POSIX normpath keeps a leading `//`)."""
+    return "/" + os.path.normpath(path).lstrip("/")
 
 
 def _fs_path_of(path: str, mounts: Sequence[Mount]) -> tuple[Mount, str] | None:
@@ -251,7 +263,7 @@ def other_views(root: str, mountinfo: str) -> tuple[str, ...]:
     ]
     views: list[str] = []
     for mount in mounts:
-        if is_within(mount.mount_point, root) or mount.fs_path.endswith("//deleted"):
+        if is_within(mount.mount_point, root):
             continue
         for device, fs_path in regions:
             if mount.device != device:
