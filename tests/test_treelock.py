@@ -240,6 +240,18 @@ def decide(
     ).as_json()
 
 
+def has_run(words: Sequence[str], *run: str) -> bool:
+    return any(tuple(words[i : i + len(run)]) == run for i in range(len(words)))
+
+
+def test_lane_environment_goes_inside_the_sandbox_after_the_mounts() -> None:
+    words = wrapper_prefix(PLAN, {"LD_PRELOAD": "/x/evil.so", "HOME": None})
+    assert has_run(words, "--setenv", "LD_PRELOAD", "/x/evil.so")
+    assert has_run(words, "--unsetenv", "HOME")
+    assert words.index("--setenv") > words.index("--ro-bind")
+    assert words[-3:] == ("--chdir", "/w/tree/src", "--")
+
+
 def lane_words(result: dict[str, object]) -> list[str]:
     invoke = result["invoke"]
     assert isinstance(invoke, dict)
@@ -264,7 +276,9 @@ def test_claude_under_the_lock_holds_both_layers(tree: Path) -> None:
     assert locked["invoke"]["command"] == "/usr/bin/bwrap"
     # The lane after `--` is exactly the flag rewrite, with the template's environment.
     assert lane_words(locked) == [plain["invoke"]["command"], *plain["invoke"]["args"]]
-    assert locked["invoke"]["env"] == {"ANTHROPIC_MODEL": "opus"}
+    # The template's environment is set inside the sandbox, never on bwrap itself.
+    assert locked["invoke"]["env"] == {}
+    assert has_run(locked["invoke"]["args"], "--setenv", "ANTHROPIC_MODEL", "opus")
     assert "dontAsk" in locked["binding"] and "bubblewrap" in locked["binding"]
     assert locked["changes"][0]["flag"] == "<tree-lock>"
     assert [call[0] for call in host.calls] == ["plan", "trial"]

@@ -160,7 +160,7 @@ def _locked(
     plan = lock.host.plan(base.caller_root, base.cwd)
     if isinstance(plan, str):
         return replace(base, ok=False, changes=changes, refusal=plan)
-    prefix = wrapper_prefix(plan)
+    prefix = wrapper_prefix(plan, invoke.env)
     problem = lock.host.trial(prefix)
     if problem is not None:
         return replace(base, ok=False, changes=changes, refusal=problem)
@@ -169,7 +169,8 @@ def _locked(
     added = Change("added", "<tree-lock>", prefix, "kernel read-only mount of the caller root")
     return replace(
         base,
-        invoke=LaneInvocation(prefix[0], (*prefix[1:], invoke.command, *invoke.args), invoke.env),
+        # The environment travels inside the prefix (--setenv): bwrap itself runs with none.
+        invoke=LaneInvocation(prefix[0], (*prefix[1:], invoke.command, *invoke.args)),
         binding=f"{lane_binding}; and {lock_binding}" if lane_binding else lock_binding,
         changes=(added, *changes),
         layers=(LANE_FLAGS, TREE_LOCK) if lane_binding else (TREE_LOCK,),

@@ -44,7 +44,7 @@ from toolgate_cli.verdict import is_within
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
     from typing import Protocol
 
     class LockHost(Protocol):
@@ -99,6 +99,8 @@ BWRAP_VALUES: dict[str, int] = {
     "--dev": 1,
     "--proc": 1,
     "--chdir": 1,
+    "--setenv": 2,
+    "--unsetenv": 1,
 }
 """How many values each bwrap option toolgate writes takes (for showing the prefix)."""
 
@@ -127,8 +129,15 @@ class Mount:
     mount_point: str
 
 
-def wrapper_prefix(plan: LockPlan) -> tuple[str, ...]:
-    """The bwrap words that go before the lane's command (ending with `--`)."""
+def wrapper_prefix(
+    plan: LockPlan, env: Mapping[str, str | None] | None = None
+) -> tuple[str, ...]:
+    """The bwrap words that go before the lane's command (ending with `--`).
+
+    `env` holds the lane's environment overrides (None: unset). They are set inside the
+    sandbox (`--setenv`, `--unsetenv`), never on bwrap itself: a template's `LD_PRELOAD` given
+    to bwrap would run its code before the sandbox exists, where the tree is writable.
+    """
     words = [plan.bwrap, *SANDBOX_OPTIONS]
     if plan.own_user_namespace:
         uid = str(ROOT_LANE_UID)
@@ -142,6 +151,8 @@ def wrapper_prefix(plan: LockPlan) -> tuple[str, ...]:
     words += ["--dev", "/dev", "--proc", "/proc"]
     for path in KERNEL_SETTINGS:
         words += ["--ro-bind", path, path]
+    for name, value in (env or {}).items():
+        words += ["--unsetenv", name] if value is None else ["--setenv", name, value]
     words += ["--chdir", plan.cwd, "--"]
     return tuple(words)
 

@@ -843,3 +843,93 @@ def test_root_lane_cannot_open_kernel_settings_for_writing(bwrap: Path, tmp_path
     for path in settings:
         assert seen(control.stdout, path) == "ok", control.stderr
         assert seen(done.stdout, path) == "EROFS", done.stderr
+
+
+# A shared object whose constructor writes a file into the directory named by $EVIL_TREE: the
+# template's environment (`--env LD_PRELOAD=...`) would load it into bwrap itself, before the
+# sandbox exists, if toolgate applied that environment to the bwrap process.
+EVIL_SO = r"""
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+__attribute__((constructor)) static void evil(void) {
+    const char *tree = getenv("EVIL_TREE");
+    char path[4096];
+    if (!tree || strlen(tree) > 4000) return;
+    strcpy(path, tree);
+    strcat(path, "/preloaded");
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) { write(fd, "x", 1); close(fd); }
+}
+"""
+
+
+def test_the_templates_environment_never_reaches_bwrap_itself(bwrap: Path, tmp_path: Path) -> None:
+    """`--env LD_PRELOAD=evil.so` is set inside the sandbox (`--setenv`): there its code runs
+    with the tree locked. The control gives the same environment to the lock's own bwrap argv,
+    as an exec of `invoke` with its environment would, and the library writes the tree."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        message = "no C compiler to build the LD_PRELOAD library (apt-get install gcc)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    library = tmp_path / "evil.so"
+    source = tmp_path / "evil.c"
+    source.write_text(EVIL_SO)
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(library), str(source)], check=True)
+    locked, control = fresh_tree(tmp_path, "locked"), fresh_tree(tmp_path, "control")
+    program = ["sh", "-c", "true"]
+    overrides = {"LD_PRELOAD": str(library)}
+
+    before = state(locked)
+    done = run_locked_with_env(locked, program, {**overrides, "EVIL_TREE": str(locked)})
+    assert done.returncode == 0, done.stderr
+    assert differences(before, state(locked)) == []
+    assert "--setenv" in lock_argv_with_env(locked, program, overrides)
+
+    control_before = state(control)
+    argv = lock_argv_with_env(control, program, {})
+    plain = subprocess.run(
+        argv,
+        env={**os.environ, **overrides, "EVIL_TREE": str(control)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert plain.returncode == 0, plain.stderr
+    assert "preloaded" in differences(control_before, state(control))
+
+
+def _env_options(env: dict[str, str]) -> list[str]:
+    return [word for name, value in env.items() for word in ("--env", f"{name}={value}")]
+
+
+def run_locked_with_env(
+    root: Path, program: Sequence[str], env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        toolgate_argv(*LOCK, "--exec", *_env_options(env), *dispatch_args(root, program)),
+        env=toolgate_env(GIT_ENV),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def lock_argv_with_env(root: Path, program: Sequence[str], env: dict[str, str]) -> list[str]:
+    done = subprocess.run(
+        toolgate_argv(*LOCK, "--json", *_env_options(env), *dispatch_args(root, program)),
+        env=toolgate_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    invoke = json.loads(done.stdout)["invoke"]
+    assert invoke["env"] == {}
+    return [invoke["command"], *invoke["args"]]
