@@ -933,3 +933,26 @@ def lock_argv_with_env(root: Path, program: Sequence[str], env: dict[str, str]) 
     invoke = json.loads(done.stdout)["invoke"]
     assert invoke["env"] == {}
     return [invoke["command"], *invoke["args"]]
+
+
+def test_a_nested_bwrap_cannot_bind_the_tree_writable_again(bwrap: Path, tmp_path: Path) -> None:
+    """The lane is bwrap itself (codex's own sandbox is one): a new user namespace, and in it a
+    writable bind of the tree over the locked one. The bind inherits the kernel's read-only
+    lock, so the write still fails. The control runs the same nested bwrap outside the lock."""
+    locked, control = fresh_tree(tmp_path, "locked"), fresh_tree(tmp_path, "control")
+
+    def nested(tree: Path) -> list[str]:
+        return [
+            str(bwrap), "--unshare-user", "--bind", "/", "/", "--bind", str(tree), str(tree),
+            "--", "sh", "-c", f"echo x > {shlex.quote(str(tree))}/nested",
+        ]  # fmt: skip
+
+    before = state(locked)
+    done = run_locked(locked, nested(locked))
+    assert differences(before, state(locked)) == [], done.stderr
+    assert done.returncode != 0 and EROFS in done.stderr, done.stderr
+
+    control_before = state(control)
+    plain = run_plain(control, nested(control))
+    assert plain.returncode == 0, plain.stderr
+    assert "nested" in differences(control_before, state(control))
