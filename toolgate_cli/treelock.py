@@ -22,6 +22,9 @@ Why each bwrap option (measured with bubblewrap 0.8.0, as root and as a plain us
   lane cannot move the tree away and plant its own at the caller's path (seen without it).
   The cost: a rename between a path below such a directory and one outside it fails with
   EXDEV (different mounts), as across filesystems; `mv` copies instead.
+- `--unshare-user --uid 1000 --gid 1000`, when toolgate runs as root: see `ROOT_LANE_UID`.
+- `--setenv`/`--unsetenv`: the template's environment goes to the lane, not to bwrap (see
+  `wrapper_prefix`).
 - `--die-with-parent`: killing toolgate's process (bwrap, after the exec) kills the lane too.
 - `--dev /dev`: a fresh minimal /dev, without the disk's block device, which a root lane could
   otherwise open and write under the mount.
