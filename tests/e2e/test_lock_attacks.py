@@ -79,10 +79,14 @@ def run_locked(
     cwd: Path | None = None,
     pass_fds: Sequence[int] = (),
     env: dict[str, str] | None = None,
+    lane_env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """`program` run by `toolgate dispatch --read-only --lock-tree --exec` in `root`."""
+    """`program` run by `toolgate dispatch --read-only --lock-tree --exec` in `root`; `env`
+    is toolgate's own environment, `lane_env` the template's (`--env`)."""
     return subprocess.run(
-        toolgate_argv(*LOCK, "--exec", *dispatch_args(root, program, cwd=cwd)),
+        toolgate_argv(
+            *LOCK, "--exec", *env_options(lane_env), *dispatch_args(root, program, cwd=cwd)
+        ),
         env=toolgate_env({**GIT_ENV, **(env or {})}),
         capture_output=True,
         text=True,
@@ -108,10 +112,26 @@ def run_plain(
     )
 
 
-def lock_argv(root: Path, program: Sequence[str], *, cwd: Path | None = None) -> list[str]:
-    """The full argv (`bwrap ... -- PROGRAM`) toolgate's JSON says it would exec."""
+def env_options(lane_env: dict[str, str] | None) -> list[str]:
+    """`--env NAME=VALUE` for each of the template's environment overrides."""
+    return [
+        word for name, value in (lane_env or {}).items() for word in ("--env", f"{name}={value}")
+    ]
+
+
+def lock_argv(
+    root: Path,
+    program: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    lane_env: dict[str, str] | None = None,
+) -> list[str]:
+    """The full argv (`bwrap ... -- PROGRAM`) toolgate's JSON says it would exec; under the
+    lock the template's environment is inside it (`invoke.env` is empty)."""
     done = subprocess.run(
-        toolgate_argv(*LOCK, "--json", *dispatch_args(root, program, cwd=cwd)),
+        toolgate_argv(
+            *LOCK, "--json", *env_options(lane_env), *dispatch_args(root, program, cwd=cwd)
+        ),
         env=toolgate_env(),
         capture_output=True,
         text=True,
@@ -120,6 +140,7 @@ def lock_argv(root: Path, program: Sequence[str], *, cwd: Path | None = None) ->
     )
     assert done.returncode == 0, done.stderr
     invoke = json.loads(done.stdout)["invoke"]
+    assert invoke["env"] == {}
     return [invoke["command"], *invoke["args"]]
 
 
@@ -884,13 +905,13 @@ def test_the_templates_environment_never_reaches_bwrap_itself(bwrap: Path, tmp_p
     overrides = {"LD_PRELOAD": str(library)}
 
     before = state(locked)
-    done = run_locked_with_env(locked, program, {**overrides, "EVIL_TREE": str(locked)})
+    done = run_locked(locked, program, lane_env={**overrides, "EVIL_TREE": str(locked)})
     assert done.returncode == 0, done.stderr
     assert differences(before, state(locked)) == []
-    assert "--setenv" in lock_argv_with_env(locked, program, overrides)
+    assert "--setenv" in lock_argv(locked, program, lane_env=overrides)
 
     control_before = state(control)
-    argv = lock_argv_with_env(control, program, {})
+    argv = lock_argv(control, program)
     plain = subprocess.run(
         argv,
         env={**os.environ, **overrides, "EVIL_TREE": str(control)},
@@ -901,38 +922,6 @@ def test_the_templates_environment_never_reaches_bwrap_itself(bwrap: Path, tmp_p
     )
     assert plain.returncode == 0, plain.stderr
     assert "preloaded" in differences(control_before, state(control))
-
-
-def _env_options(env: dict[str, str]) -> list[str]:
-    return [word for name, value in env.items() for word in ("--env", f"{name}={value}")]
-
-
-def run_locked_with_env(
-    root: Path, program: Sequence[str], env: dict[str, str]
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        toolgate_argv(*LOCK, "--exec", *_env_options(env), *dispatch_args(root, program)),
-        env=toolgate_env(GIT_ENV),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
-def lock_argv_with_env(root: Path, program: Sequence[str], env: dict[str, str]) -> list[str]:
-    done = subprocess.run(
-        toolgate_argv(*LOCK, "--json", *_env_options(env), *dispatch_args(root, program)),
-        env=toolgate_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    invoke = json.loads(done.stdout)["invoke"]
-    assert invoke["env"] == {}
-    return [invoke["command"], *invoke["args"]]
 
 
 def test_a_nested_bwrap_cannot_bind_the_tree_writable_again(bwrap: Path, tmp_path: Path) -> None:
