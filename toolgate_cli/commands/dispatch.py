@@ -12,7 +12,8 @@ from toolgate_cli.dispatching import UsageProblem, run_dispatch
 HELP = """Judge a lane invocation and rewrite it so the lane's own CLI enforces read-only.
 
 Prints one JSON object on stdout (the default, or --json), or with --exec replaces
-toolgate with the rewritten lane. A refusal prints {"ok": false, "refusal": ...},
+toolgate with the rewritten lane. --lock-tree adds a kernel layer: the lane runs under
+bubblewrap with the caller root mounted read-only (JSON "layers" says which hold). A refusal prints {"ok": false, "refusal": ...},
 one line on stderr, and exits 3.
 
 \b
@@ -20,6 +21,7 @@ Examples:
   toolgate dispatch --read-only -- claude -p "review this diff"
   toolgate dispatch --read-only --exec --cwd src -- codex exec "explain main.py"
   toolgate dispatch --read-only --read-shell -- claude -p "what changed since v1?"
+  toolgate dispatch --read-only --lock-tree --exec -- opencode run "review this"
 
 \b
 Exit status: 0 ok, 2 usage error, 3 refused, 126 lane not executable,
