@@ -201,6 +201,8 @@ def test_a_cwd_outside_the_caller_root_is_refused_with_the_verdict(tmp_path):
         (["--env", "FOO=1", "--", "claude", "-p", "x y"], "--pass-env FOO"),
         (["--", "codex", "exec", "-o", "out.txt", "x y"], "point -o at a file outside the caller"),
         (["--pass-flag", "--model", "--", "claude", "-p", "x y"], "drop that declaration"),
+        (["--", "claude", "review the diff"], "add --print as a word of its own"),
+        (["--lock-tree", "--", "claude", "review"], "--lock-only runs the template as given"),
     ],
 )
 def test_each_kind_of_refusal_gets_advice(args, advice):

@@ -482,3 +482,22 @@ def test_other_views_never_fails_and_never_names_a_path_inside_the_tree(
     assert all(
         any(view == p or view.startswith(p.rstrip("/") + "/") for p in points) for view in views
     )
+
+
+def test_explain_says_the_lock_cannot_be_set_up_and_how_to_fix_it(tree: Path) -> None:
+    from toolgate_cli.explanation import explain
+
+    says = "--lock-tree needs bubblewrap (bwrap), which is not on PATH: install bubblewrap"
+    request = DispatchRequest(
+        invocation=LaneInvocation("opencode", ("run", "x")),
+        read_only=True,
+        mode="agent",
+        cwd=str(tree),
+        caller_root=str(tree),
+        lock=LockRequest(FakeHost(plan_says=says)),  # type: ignore[arg-type]
+    )
+    shown = explain(request, decide_dispatch(request), str(tree))
+    assert shown.outcome == "refused"
+    assert shown.headline == "the tree lock cannot be set up here"
+    [advice] = shown.advice
+    assert "make bubblewrap usable" in advice and "without --lock-tree" in advice

@@ -76,7 +76,11 @@ def explain(request: DispatchRequest, decision: DispatchDecision, current_dir: s
         outcome: Outcome = "refused"
         if verdict_refused:
             headline = "a read-only lane may not run in this directory"
-        elif any(change.flag == "<lane>" for change in decision.changes):
+        elif _lock_refusal(decision.refusal):
+            headline = "the tree lock cannot be set up here"
+        elif any(
+            change.flag == "<lane>" and change.action == "refused" for change in decision.changes
+        ):
             headline = f"toolgate cannot make {lane} read-only"
         else:
             headline = f"{lane} cannot be made read-only as written"
@@ -149,6 +153,11 @@ def refusal_advice(decision: DispatchDecision, verdict_refused: bool) -> tuple[s
             f"run it with a --cwd that exists inside the caller root ({decision.caller_root}), "
             "or name the tree you protect with --caller-root",
         )
+    if _lock_refusal(decision.refusal):
+        return (
+            "make bubblewrap usable as the reason says, or dispatch without --lock-tree "
+            "(lanes with read-only flags of their own still hold that layer)",
+        )
     advice = [
         _change_advice(change, decision.lane)
         for change in decision.changes
@@ -190,7 +199,14 @@ def _change_advice(change: Change, lane: str | None) -> str:
         return (
             f"point {shell_words(change.words[:1])} at a file outside the caller root, or drop it"
         )
+    if not change.words:  # refused for what is missing, such as claude's -p
+        return f"add {flag} as a word of its own ({reason})"
     return f"drop {shell_words(change.words)} ({reason})"
+
+
+def _lock_refusal(refusal: str | None) -> bool:
+    """Whether the refusal is the tree lock's (its messages start with the option)."""
+    return refusal is not None and refusal.startswith("--lock-tree")
 
 
 def _refusal_text_advice(refusal: str) -> str:

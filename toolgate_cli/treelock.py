@@ -132,9 +132,7 @@ class Mount:
     mount_point: str
 
 
-def wrapper_prefix(
-    plan: LockPlan, env: Mapping[str, str | None] | None = None
-) -> tuple[str, ...]:
+def wrapper_prefix(plan: LockPlan, env: Mapping[str, str | None] | None = None) -> tuple[str, ...]:
     """The bwrap words that go before the lane's command (ending with `--`).
 
     `env` holds the lane's environment overrides (None: unset). They are set inside the

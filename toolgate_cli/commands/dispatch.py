@@ -13,8 +13,8 @@ HELP = """Judge a lane invocation and rewrite it so the lane's own CLI enforces 
 
 Prints one JSON object on stdout (the default, or --json), or with --exec replaces
 toolgate with the rewritten lane. --lock-tree adds a kernel layer: the lane runs under
-bubblewrap with the caller root mounted read-only (JSON "layers" says which hold). A refusal prints {"ok": false, "refusal": ...},
-one line on stderr, and exits 3.
+bubblewrap with the caller root mounted read-only (JSON "layers" says which hold).
+A refusal prints {"ok": false, "refusal": ...}, one line on stderr, and exits 3.
 
 \b
 Examples:
