@@ -501,3 +501,28 @@ def test_explain_says_the_lock_cannot_be_set_up_and_how_to_fix_it(tree: Path) ->
     assert shown.headline == "the tree lock cannot be set up here"
     [advice] = shown.advice
     assert "make bubblewrap usable" in advice and "without --lock-tree" in advice
+
+
+def test_the_host_refuses_off_linux_and_without_bwrap(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolgate_cli import treelock_host
+
+    monkeypatch.setattr(treelock_host.sys, "platform", "darwin")
+    said = treelock_host.HOST.plan(str(tree), str(tree))
+    assert isinstance(said, str) and "needs Linux" in said
+    monkeypatch.setattr(treelock_host.sys, "platform", "linux")
+    monkeypatch.setattr(treelock_host.shutil, "which", lambda name: None)
+    said = treelock_host.HOST.plan(str(tree), str(tree))
+    assert isinstance(said, str) and "apt-get install bubblewrap" in said
+
+
+def test_the_host_trial_reports_the_first_line_bwrap_said(tmp_path: Path) -> None:
+    from toolgate_cli.treelock_host import HOST
+
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    said = HOST.trial([str(fake), "--"])
+    assert said is not None and "No permissions to create new namespace" in said
+    assert HOST.trial(["/bin/sh", "-c", 'exec "$0"']) is None  # runs `true`: the sandbox ran
