@@ -117,9 +117,9 @@ class StubGemini:
         under test: gemini keeps its sessions and project registry there) as a scratch HOME.
 
         GEMINI_CLI_TRUST_WORKSPACE=true trusts the tree: in an untrusted folder gemini 0.61.0
-        silently drops --yolo / --approval-mode back to "default" (and a headless run then
-        cannot approve a write). GEMINI_CLI_NO_RELAUNCH keeps it from re-spawning itself with a
-        bigger heap, which changes nothing here.
+        turns --yolo / --approval-mode back to "default" and a headless run exits 55 ("Gemini
+        CLI is not running in a trusted directory") before any request. GEMINI_CLI_NO_RELAUNCH
+        keeps it from re-spawning itself with a bigger heap, which changes nothing here.
         """
         settings = home / ".gemini" / "settings.json"
         settings.parent.mkdir(parents=True, exist_ok=True)
@@ -213,3 +213,13 @@ class StubGemini:
                     self._send(200, "application/json", answer.encode())
 
         return Handler
+
+
+# Variables from the outer environment that would change gemini's auth, endpoint, home or trust;
+# scrub them so every run sees only the scratch HOME and the stub.
+SCRUBBED_ENV_PREFIXES = ("GEMINI_", "GOOGLE_", "CLOUD_SHELL")
+
+
+def scrubbed_environ(base: dict[str, str]) -> dict[str, str]:
+    """`base` without variables that redirect gemini's auth, endpoint, settings or trust."""
+    return {k: v for k, v in base.items() if not k.startswith(SCRUBBED_ENV_PREFIXES)}
