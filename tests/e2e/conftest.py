@@ -56,6 +56,11 @@ def opencode_bin() -> Path:
 
 
 @pytest.fixture(scope="session")
+def gemini_bin() -> Path:
+    return _require("gemini")
+
+
+@pytest.fixture(scope="session")
 def bwrap() -> Path:
     """bubblewrap, which `--lock-tree` needs, checked to build a sandbox like the lock's."""
     found = shutil.which("bwrap")

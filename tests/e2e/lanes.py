@@ -21,6 +21,8 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "codex": ("@openai/codex", "0.171.0", "0.171.0"),
     # No read-only flags: toolgate runs it only under --lock-tree (test_lock_tree_lanes.py).
     "opencode": ("opencode-ai", "1.18.33", "1.18.33"),
+    # Refused for its flags; runs under --lock-tree on the lock alone (test_lock_tree_lanes.py).
+    "gemini": ("@google/gemini-cli", "0.61.0", "0.61.0"),
 }
 
 HOW_TO_ENABLE = "install the pinned lane CLIs with `python tests/e2e/lanes.py install` (needs npm)"
