@@ -13,8 +13,8 @@ Then the two layers together (`--lock-tree`: the lane's read-only flags plus the
 leave the lanes' ordinary reading intact, and an unknown lane binary (which has no read-only
 flags) runs under the lock alone.
 
-Measured with claude 2.1.197, codex 0.171.0, bubblewrap 0.8.0, running as root; the facts
-behind each scenario are in the comments.
+Measured with claude 2.1.197, codex 0.171.0, opencode 1.18.33, gemini 0.61.0, bubblewrap 0.8.0,
+running as root; the facts behind each scenario are in the comments.
 """
 
 from __future__ import annotations
@@ -42,6 +42,11 @@ from tests.e2e.claude_harness import Leg as ClaudeLeg
 from tests.e2e.claude_harness import run_leg as run_claude_leg
 from tests.e2e.codex_harness import exec_template
 from tests.e2e.stub_anthropic import StubAnthropic, ToolCall, scrubbed_environ
+from tests.e2e.stub_gemini import MODEL as GEMINI_MODEL
+from tests.e2e.stub_gemini import FunctionCall as GeminiCall
+from tests.e2e.stub_gemini import StubGemini
+from tests.e2e.stub_gemini import response_text as gemini_response_text
+from tests.e2e.stub_gemini import scrubbed_environ as gemini_scrubbed_environ
 from tests.e2e.stub_openai import shell
 from tests.e2e.tree import changes, fresh_tree, snapshot
 
@@ -424,6 +429,130 @@ def test_opencode_cannot_write_under_the_lock_alone(
     assert OPENCODE_WROTE in control_stub.tool_result_texts()[1], describe(control, control_stub)
 
 
+# ---- 6. gemini (refused for its flags) under the lock alone ---------------------------------
+# Measured with gemini 0.61.0: with GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY and the auth type
+# `gemini-api-key` in its settings it POSTs `models/*:streamGenerateContent?alt=sse` to the stub
+# (tests/e2e/stub_gemini.py). --yolo and --approval-mode yolo approve every tool call in a
+# trusted folder. Under the lock its `write_file` and `replace` tools answer the model with
+# `response.error` "... EROFS: read-only file system, open '...'", its shell with "Read-only
+# file system", and gemini carries on to its final answer (exit 0).
+GEMINI_SCRIPT: tuple[tuple[GeminiCall, str], ...] = (
+    (GeminiCall("write_file", {"file_path": "{TREE}/written.txt", "content": "w\n"}), "erofs"),
+    (GeminiCall("replace", {"file_path": "{TREE}/README.md", "instruction": "edit",
+                            "old_string": "sample", "new_string": "EDITED"}), "erofs"),
+    (GeminiCall("run_shell_command", {"command": "touch {TREE}/touched.txt"}), "erofs"),
+    (GeminiCall("run_shell_command", {"command": "cd {TREE} && " + GIT_COMMIT}), "erofs"),
+    (GeminiCall("read_file", {"file_path": "{TREE}/README.md"}), "read"),
+    # The lane keeps its home writable: a write outside the tree still lands.
+    (GeminiCall("run_shell_command",
+                {"command": "echo outside > {HOME}/outside.txt && echo wrote-outside"}),
+     "outside"),
+)  # fmt: skip
+GEMINI_CONTROL_WRITES = (
+    "new: written.txt",
+    "changed: README.md",
+    "new: touched.txt",
+    "changed: .git/refs/heads/main",
+)
+GEMINI_WIDE_OPEN = {
+    "yolo": ("-p", PROMPT, "--yolo"),
+    "approval-mode-yolo": ("-p", PROMPT, "--approval-mode", "yolo"),
+}
+
+
+class GeminiLeg:
+    """One gemini run: what it printed, how the tree changed, what the stub saw."""
+
+    __slots__ = ("changes", "done", "home", "stub")
+
+    def __init__(
+        self,
+        done: subprocess.CompletedProcess[str],
+        tree_changes: list[str],
+        stub: StubGemini,
+        home: Path,
+    ) -> None:
+        self.done = done
+        self.changes = tree_changes
+        self.stub = stub
+        self.home = home
+
+    def describe(self) -> str:
+        return (
+            f"exit {self.done.returncode}\nchanges: {self.changes}\n"
+            f"tool results: {self.stub.response_texts()}\n"
+            f"stdout: {self.done.stdout[-600:]}\nstderr: {self.done.stderr[-1500:]}"
+        )
+
+
+def _gemini_leg(
+    gemini_bin: Path, template: tuple[str, ...], parent: Path, *, gated: bool
+) -> GeminiLeg:
+    name = "gated" if gated else "control"
+    tree = fresh_tree(parent, f"{name}-tree")
+    home = parent / f"{name}-home"  # outside the tree: gemini keeps sessions under ~/.gemini
+    script = [
+        GeminiCall(
+            call.name,
+            {
+                key: value.replace("{TREE}", str(tree)).replace("{HOME}", str(home))
+                for key, value in call.args.items()
+            },
+        )
+        for call, _ in GEMINI_SCRIPT
+    ]
+    before = snapshot(tree, git_dir=True)
+    with StubGemini(script) as stub:
+        env = gemini_scrubbed_environ(toolgate_env())
+        env.update(stub.gemini_env(home))
+        argv = [str(gemini_bin), *template, "-m", GEMINI_MODEL]
+        if gated:
+            argv = toolgate_argv(
+                "dispatch", "--read-only", "--lock-tree", "--exec",
+                "--cwd", str(tree), "--caller-root", str(tree), "--", *argv,
+            )  # fmt: skip
+        done = subprocess.run(
+            argv, cwd=tree, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=120, check=False,
+        )  # fmt: skip
+    return GeminiLeg(done, changes(before, snapshot(tree, git_dir=True)), stub, home)
+
+
+@pytest.mark.parametrize("template", list(GEMINI_WIDE_OPEN), ids=str)
+def test_gemini_wide_open_template_cannot_write_under_the_lock_alone(
+    template: str, gemini_bin: Path, bwrap: Path, tmp_path: Path
+) -> None:
+    """`--lock-tree` for gemini is the lock alone (toolgate has no read-only flags for it), so
+    the template runs as given, --yolo included."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [
+            pool.submit(_gemini_leg, gemini_bin, GEMINI_WIDE_OPEN[template], tmp_path, gated=g)
+            for g in (False, True)
+        ]
+        control, gated = (future.result() for future in futures)
+
+    missing = [want for want in GEMINI_CONTROL_WRITES if want not in control.changes]
+    assert not missing, f"CONTROL did not write {missing}: proves nothing\n{control.describe()}"
+    assert control.done.returncode == 0, control.describe()
+
+    assert gated.done.returncode == 0, f"gemini should run under the lock\n{gated.describe()}"
+    assert gated.changes == [], f"the tree changed under the lock\n{gated.describe()}"
+    offered = set(gated.stub.tool_names())
+    assert {"write_file", "replace", "run_shell_command"} <= offered, offered
+    results = gated.stub.function_responses()
+    assert len(results) == len(GEMINI_SCRIPT), f"a call went unanswered\n{gated.describe()}"
+    for (call, expect), response in zip(GEMINI_SCRIPT, results, strict=True):
+        assert response.get("name") == call.name, (call, response)
+        text = gemini_response_text(response)
+        if expect == "erofs":
+            assert _blocked(text), f"{call} was not refused by the kernel: {response!r}"
+        elif expect == "read":
+            assert SEED_TEXT in text, f"the read under the lock failed: {response!r}"
+        else:
+            assert "wrote-outside" in text, f"the write outside the tree failed: {response!r}"
+    assert (gated.home / "outside.txt").read_text() == "outside\n", gated.describe()
+
+
 # ---- the JSON says which layers hold --------------------------------------------------------
 @pytest.mark.parametrize(
     ("template", "flag", "layers"),
@@ -435,8 +564,12 @@ def test_opencode_cannot_write_under_the_lock_alone(
         (("codex", "exec", "--sandbox", "danger-full-access", "review it"), "--lock-only",
          ["tree-lock"]),
         (("opencode", "run", "--auto", "review it"), "--lock-tree", ["tree-lock"]),
+        (("gemini", "-p", "review it", "--yolo"), "--lock-tree", ["tree-lock"]),
+        (("gemini", "-p", "review it", "--approval-mode", "yolo"), "--lock-tree",
+         ["tree-lock"]),
     ],
-    ids=["claude-both", "claude-lock-only", "codex-both", "codex-lock-only", "opencode"],
+    ids=["claude-both", "claude-lock-only", "codex-both", "codex-lock-only", "opencode",
+         "gemini-yolo", "gemini-approval-mode-yolo"],
 )  # fmt: skip
 def test_json_names_the_layers_and_the_wrapped_argv(
     template: tuple[str, ...], flag: str, layers: list[str], bwrap: Path, tmp_path: Path
