@@ -18,7 +18,13 @@ import shlex
 import sys
 
 from toolgate_cli import exitcodes
-from toolgate_cli.decision import DispatchDecision, DispatchRequest, LockRequest, decide_dispatch
+from toolgate_cli.decision import (
+    TREE_LOCK,
+    DispatchDecision,
+    DispatchRequest,
+    LockRequest,
+    decide_dispatch,
+)
 from toolgate_cli.lanes.base import LaneInvocation, PassFlag, RewriteOptions
 from toolgate_cli.messages import shortened
 from toolgate_cli.verdict import one_line
@@ -247,7 +253,7 @@ def _exec(decision: DispatchDecision) -> int:
         return exitcodes.REFUSED
     root = decision.caller_root if decision.read_only else None
     try:
-        exec_lane(decision.invoke, decision.cwd, root, only_std_fds="tree-lock" in decision.layers)
+        exec_lane(decision.invoke, decision.cwd, root, only_std_fds=TREE_LOCK in decision.layers)
     except ExecFailure as failure:
         _say(f"toolgate: {failure.message}")
         return failure.status
