@@ -27,7 +27,7 @@ from toolgate_cli.decision import (
 )
 from toolgate_cli.lanes.base import LaneInvocation, PassFlag, RewriteOptions
 from toolgate_cli.messages import shortened
-from toolgate_cli.verdict import one_line
+from toolgate_cli.verdict import git_top_level, one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,18 +71,8 @@ def parse_env(pairs: Sequence[str], unset: Sequence[str]) -> dict[str, str | Non
 
 
 def default_caller_root(start: str) -> str:
-    """The git top-level containing `start` (a `.git` directory or file), else `start`.
-
-    Walks up instead of spawning git: dispatch runs before every lane launch.
-    """
-    current = os.path.realpath(start)
-    while True:
-        if os.path.exists(os.path.join(current, ".git")):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return os.path.realpath(start)
-        current = parent
+    """The git top-level containing `start` (a `.git` directory or file), else `start`."""
+    return git_top_level(start) or os.path.realpath(start)
 
 
 def hook_command(prefixes: Sequence[str]) -> str:
