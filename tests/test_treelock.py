@@ -20,15 +20,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import run_toolgate
+from tests.e2e.tree import git
 from toolgate_cli.decision import DispatchRequest, LockRequest, decide_dispatch
 from toolgate_cli.lanes.base import LaneInvocation
 from toolgate_cli.treelock import (
+    BWRAP_VALUES,
+    SANDBOX_OPTIONS,
     LockPlan,
     Mount,
     ancestors,
     gitdir_of,
     other_views,
     parse_mountinfo,
+    prefix_units,
     unique_outside,
     wrapper_prefix,
 )
@@ -159,10 +163,6 @@ def test_gitdir_of_reads_a_dot_git_file(text: str, expected: str | None) -> None
     assert gitdir_of(text, "/w/tree") == expected
 
 
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True)
-
-
 def test_repository_dirs_of_a_top_level_a_subdirectory_and_a_plain_directory(
     tmp_path: Path,
 ) -> None:
@@ -185,18 +185,7 @@ def test_repository_dirs_of_a_linked_worktree_are_its_gitdir_and_the_common_dir(
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q")
-    git(
-        repo,
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@t",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "x",
-    )
+    git(repo, "commit", "-q", "--allow-empty", "-m", "x")
     git(repo, "worktree", "add", "-q", str(tmp_path / "linked"))
     common = os.path.realpath(repo / ".git")
     dirs = repository_dirs(os.path.realpath(tmp_path / "linked"))
@@ -526,3 +515,16 @@ def test_the_host_trial_reports_the_first_line_bwrap_said(tmp_path: Path) -> Non
     said = HOST.trial([str(fake), "--"])
     assert said is not None and "No permissions to create new namespace" in said
     assert HOST.trial(["/bin/sh", "-c", 'exec "$0"']) is None  # runs `true`: the sandbox ran
+
+
+def test_explain_knows_how_many_values_each_option_the_lock_writes_takes() -> None:
+    """`prefix_units` (how explain groups the words) must split a prefix with every kind of
+    option exactly where `wrapper_prefix` put each option."""
+    full = replace(PLAN, own_user_namespace=True)
+    words = wrapper_prefix(full, {"A": "--looks-like-an-option", "B": None})[1:]
+    starts, separator = prefix_units(words)
+    assert words[separator] == "--" and separator == len(words) - 1
+    options = [words[start] for start in starts]
+    assert all(option.startswith("--") for option in options)
+    assert options.count("--setenv") == 1 and options.count("--unsetenv") == 1
+    assert set(options) <= {*BWRAP_VALUES, *SANDBOX_OPTIONS, "--unshare-user"}

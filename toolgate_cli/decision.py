@@ -12,7 +12,6 @@ from dataclasses import dataclass, field, replace
 
 from toolgate_cli.lanes import LANES, lane_kind, read_only_invoke
 from toolgate_cli.lanes.base import Change, LaneInvocation, RewriteOptions
-from toolgate_cli.treelock import LANE_FLAGS, TOOL, TREE_LOCK, wrapper_prefix
 from toolgate_cli.verdict import ReadOnlyRequest, Refused, read_only_verdict
 
 TYPE_CHECKING = False
@@ -21,6 +20,10 @@ if TYPE_CHECKING:
     from toolgate_cli.verdict import Mode
 
 ANSWER_BINDING = "answer mode: no lane process is spawned"
+
+LANE_FLAGS = "lane-flags"
+TREE_LOCK = "tree-lock"
+"""The two layers a dispatch can hold, as the JSON `layers` list names them."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,9 @@ def _locked(
     changes: tuple[Change, ...],
 ) -> DispatchDecision:
     """`invoke` wrapped in the tree lock, or the refusal that says why the lock cannot hold."""
+    # Imported here: a dispatch without --lock-tree never pays for the lock's module.
+    from toolgate_cli.treelock import TOOL, wrapper_prefix
+
     plan = lock.host.plan(base.caller_root, base.cwd)
     if isinstance(plan, str):
         return replace(base, ok=False, changes=changes, refusal=plan)

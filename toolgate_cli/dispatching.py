@@ -18,10 +18,16 @@ import shlex
 import sys
 
 from toolgate_cli import exitcodes
-from toolgate_cli.decision import DispatchDecision, DispatchRequest, LockRequest, decide_dispatch
+from toolgate_cli.decision import (
+    TREE_LOCK,
+    DispatchDecision,
+    DispatchRequest,
+    LockRequest,
+    decide_dispatch,
+)
 from toolgate_cli.lanes.base import LaneInvocation, PassFlag, RewriteOptions
 from toolgate_cli.messages import shortened
-from toolgate_cli.verdict import one_line
+from toolgate_cli.verdict import git_top_level, one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,18 +71,8 @@ def parse_env(pairs: Sequence[str], unset: Sequence[str]) -> dict[str, str | Non
 
 
 def default_caller_root(start: str) -> str:
-    """The git top-level containing `start` (a `.git` directory or file), else `start`.
-
-    Walks up instead of spawning git: dispatch runs before every lane launch.
-    """
-    current = os.path.realpath(start)
-    while True:
-        if os.path.exists(os.path.join(current, ".git")):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return os.path.realpath(start)
-        current = parent
+    """The git top-level containing `start` (a `.git` directory or file), else `start`."""
+    return git_top_level(start) or os.path.realpath(start)
 
 
 def hook_command(prefixes: Sequence[str]) -> str:
@@ -247,7 +243,7 @@ def _exec(decision: DispatchDecision) -> int:
         return exitcodes.REFUSED
     root = decision.caller_root if decision.read_only else None
     try:
-        exec_lane(decision.invoke, decision.cwd, root, only_std_fds="tree-lock" in decision.layers)
+        exec_lane(decision.invoke, decision.cwd, root, only_std_fds=TREE_LOCK in decision.layers)
     except ExecFailure as failure:
         _say(f"toolgate: {failure.message}")
         return failure.status

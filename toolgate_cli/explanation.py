@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from toolgate_cli.decision import DispatchDecision, DispatchRequest
+from toolgate_cli.decision import TREE_LOCK, DispatchDecision, DispatchRequest
 from toolgate_cli.display import ShellLine, shell_join, shell_words
 from toolgate_cli.lanes import LANES
 from toolgate_cli.lanes.base import Change
-from toolgate_cli.treelock import TREE_LOCK, prefix_units
+from toolgate_cli.treelock import prefix_units
 from toolgate_cli.verdict import ReadOnlyRequest, Refused, read_only_verdict
 
 Outcome = Literal["read-only", "refused", "pass-through", "answer"]

@@ -62,10 +62,6 @@ if TYPE_CHECKING:
 
 TOOL = "bubblewrap"
 
-LANE_FLAGS = "lane-flags"
-TREE_LOCK = "tree-lock"
-"""The two layers a dispatch can hold, as the JSON `layers` list names them."""
-
 SANDBOX_OPTIONS: tuple[str, ...] = (
     "--die-with-parent",
     "--new-session",

@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 from toolgate_cli.treelock import LockPlan, gitdir_of, other_views, unique_outside
+from toolgate_cli.verdict import git_top_level
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,17 +86,13 @@ def repository_dirs(caller_root: str) -> list[str]:
     or a submodule (a `.git` file) and for a caller root below the top level, those live outside
     the caller root, so they are locked too.
     """
-    current = caller_root
-    while True:
-        dot_git = os.path.join(current, ".git")
-        if os.path.isdir(dot_git):
-            return [os.path.realpath(dot_git)]
-        if os.path.isfile(dot_git):
-            return _linked_git_dirs(dot_git, current)
-        parent = os.path.dirname(current)
-        if parent == current:
-            return []
-        current = parent
+    top = git_top_level(caller_root)
+    if top is None:
+        return []
+    dot_git = os.path.join(top, ".git")
+    if os.path.isdir(dot_git):
+        return [os.path.realpath(dot_git)]
+    return _linked_git_dirs(dot_git, top)
 
 
 def _linked_git_dirs(dot_git: str, directory: str) -> list[str]:

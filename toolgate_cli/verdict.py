@@ -95,6 +95,22 @@ def is_within(path: str, root: str) -> bool:
     return path.startswith(boundary)
 
 
+def git_top_level(start: str) -> str | None:
+    """The nearest directory at or above resolved `start` that holds a `.git` (a directory, or
+    the file of a linked worktree or submodule); None outside any repository.
+
+    Walks up instead of spawning git: dispatch runs before every lane launch.
+    """
+    current = os.path.realpath(start)
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
 def read_only_verdict(request: ReadOnlyRequest) -> Verdict:
     """Decide whether the dispatch may proceed, and say why not when it may not.
 
