@@ -213,20 +213,30 @@ class FakeHost:
         return self.trial_says
 
 
+def locked_request(
+    tree: Path,
+    invocation: LaneInvocation,
+    host: FakeHost | None,
+    *,
+    lane_flags: bool = True,
+    cwd: str | None = None,
+) -> DispatchRequest:
+    """A read-only agent dispatch in `tree`, under the lock `host` scripts (None: no lock)."""
+    return DispatchRequest(
+        invocation=invocation,
+        read_only=True,
+        mode="agent",
+        cwd=cwd or str(tree),
+        caller_root=str(tree),
+        lock=LockRequest(host, lane_flags) if host is not None else None,  # type: ignore[arg-type]
+    )
+
+
 def decide(
     tree: Path, command: str, *args: str, host: FakeHost | None = None, lane_flags: bool = True
 ) -> object:
-    lock = LockRequest(host, lane_flags) if host is not None else None
-    return decide_dispatch(
-        DispatchRequest(
-            invocation=LaneInvocation(command, args, {"ANTHROPIC_MODEL": "opus"}),
-            read_only=True,
-            mode="agent",
-            cwd=str(tree),
-            caller_root=str(tree),
-            lock=lock,  # type: ignore[arg-type]
-        )
-    ).as_json()
+    invocation = LaneInvocation(command, args, {"ANTHROPIC_MODEL": "opus"})
+    return decide_dispatch(locked_request(tree, invocation, host, lane_flags=lane_flags)).as_json()
 
 
 def has_run(words: Sequence[str], *run: str) -> bool:
@@ -317,14 +327,7 @@ def test_when_the_lock_cannot_be_had_the_dispatch_is_refused(tree: Path, which: 
 def test_the_verdict_comes_before_the_lock(tree: Path) -> None:
     host = FakeHost()
     decision = decide_dispatch(
-        DispatchRequest(
-            invocation=LaneInvocation("opencode", ("run",)),
-            read_only=True,
-            mode="agent",
-            cwd="/",
-            caller_root=str(tree),
-            lock=LockRequest(host),  # type: ignore[arg-type]
-        )
+        locked_request(tree, LaneInvocation("opencode", ("run",)), host, cwd="/")
     )
     assert not decision.ok and "outside" in (decision.refusal or "")
     assert host.calls == []
@@ -407,14 +410,7 @@ def test_explain_shows_the_lock_one_option_a_line_and_the_lane_after_the_separat
 ) -> None:
     from toolgate_cli.explanation import explain
 
-    request = DispatchRequest(
-        invocation=LaneInvocation("codex", ("exec", "explain main.py")),
-        read_only=True,
-        mode="agent",
-        cwd=str(tree),
-        caller_root=str(tree),
-        lock=LockRequest(FakeHost()),  # type: ignore[arg-type]
-    )
+    request = locked_request(tree, LaneInvocation("codex", ("exec", "explain main.py")), FakeHost())
     shown = explain(request, decide_dispatch(request), str(tree))
     assert shown.command_line is not None
     lines = [line.strip() for line in shown.command_line.wrapped(160, starts=shown.line_starts)]
@@ -477,14 +473,7 @@ def test_explain_says_the_lock_cannot_be_set_up_and_how_to_fix_it(tree: Path) ->
     from toolgate_cli.explanation import explain
 
     says = "--lock-tree needs bubblewrap (bwrap), which is not on PATH: install bubblewrap"
-    request = DispatchRequest(
-        invocation=LaneInvocation("opencode", ("run", "x")),
-        read_only=True,
-        mode="agent",
-        cwd=str(tree),
-        caller_root=str(tree),
-        lock=LockRequest(FakeHost(plan_says=says)),  # type: ignore[arg-type]
-    )
+    request = locked_request(tree, LaneInvocation("opencode", ("run", "x")), FakeHost(says))
     shown = explain(request, decide_dispatch(request), str(tree))
     assert shown.outcome == "refused"
     assert shown.headline == "the tree lock cannot be set up here"

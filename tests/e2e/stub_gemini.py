@@ -22,11 +22,11 @@ Use it as a context manager; it serves on 127.0.0.1 at a free port:
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from tests.e2e.loopback import NOT_FOUND, Answer, RecordingServer
 
 FINAL_TEXT = "stub: done"
 MODEL = "gemini-2.5-flash"
@@ -86,31 +86,17 @@ def response_text(response: dict[str, Any]) -> str:
     return json.dumps(payload)
 
 
-class StubGemini:
+class StubGemini(RecordingServer):
     """Threaded stub server; `script` is the tool calls to make, one per model turn."""
 
     def __init__(self, script: Sequence[FunctionCall], final_text: str = FINAL_TEXT) -> None:
         self.script = list(script)
         self.final_text = final_text
-        self.requests: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    # -- lifecycle --------------------------------------------------------------------------
-    def __enter__(self) -> StubGemini:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        super().__init__()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"http://127.0.0.1:{self.port}"
 
     def gemini_env(self, home: Path) -> dict[str, str]:
         """Environment entries that point gemini at this stub, with `home` (outside the tree
@@ -171,48 +157,13 @@ class StubGemini:
             "modelVersion": MODEL,
         }
 
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        stub = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-            def _send(self, status: int, content_type: str, data: bytes) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                with stub._lock:
-                    stub.requests.append({"_path": self.path, "_method": "GET"})
-                self._send(404, "application/json", b'{"error": {"message": "not found"}}')
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {"_raw": raw.decode("utf-8", "replace")}
-                body["_path"] = self.path
-                with stub._lock:
-                    stub.requests.append(body)
-                route = self.path.split("?")[0]
-                if not route.endswith(("GenerateContent", "generateContent")):
-                    self._send(404, "application/json", b'{"error": {"message": "not found"}}')
-                    return
-                answer = json.dumps(stub._answer(body))
-                if "alt=sse" in self.path:
-                    self._send(200, "text/event-stream", f"data: {answer}\r\n\r\n".encode())
-                else:
-                    self._send(200, "application/json", answer.encode())
-
-        return Handler
+    def answer_post(self, path: str, body: dict[str, Any]) -> Answer:
+        if not path.split("?")[0].endswith(("GenerateContent", "generateContent")):
+            return NOT_FOUND
+        answer = json.dumps(self._answer(body))
+        if "alt=sse" in path:
+            return 200, "text/event-stream", f"data: {answer}\r\n\r\n".encode()
+        return 200, "application/json", answer.encode()
 
 
 # Variables from the outer environment that would change gemini's auth, endpoint, home or trust;

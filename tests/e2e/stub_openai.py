@@ -19,10 +19,10 @@ Use it as a context manager; it serves on 127.0.0.1 at a free port:
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.e2e.loopback import NOT_FOUND, Answer, RecordingServer, json_answer
 
 STUB_KEY_ENV = "STUB_KEY"
 FINAL_TEXT = "stub: done"
@@ -86,7 +86,7 @@ def _wants_json(body: dict[str, Any]) -> bool:
     return isinstance(fmt, dict) and fmt.get("type") == "json_schema"
 
 
-class StubOpenAI:
+class StubOpenAI(RecordingServer):
     """Threaded stub server; `script` is the tool calls to make, one per model turn."""
 
     def __init__(
@@ -110,25 +110,7 @@ class StubOpenAI:
                 "rationale": "stub approves",
             }
         )
-        self.requests: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    # -- lifecycle --------------------------------------------------------------------------
-    def __enter__(self) -> StubOpenAI:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
-
-    @property
-    def port(self) -> int:
-        return int(self._server.server_address[1])
+        super().__init__()
 
     @property
     def base_url(self) -> str:
@@ -223,52 +205,14 @@ class StubOpenAI:
             "content": [{"type": "output_text", "text": text, "annotations": []}],
         }
 
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        stub = self
+    def answer_get(self, path: str) -> Answer:
+        if path.rstrip("/").endswith("/models"):
+            return json_answer({"object": "list", "data": [], "models": []})
+        return NOT_FOUND
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-            def _send_json(self, status: int, payload: object) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                with stub._lock:
-                    stub.requests.append({"_path": self.path, "_method": "GET"})
-                if self.path.rstrip("/").endswith("/models"):
-                    self._send_json(200, {"object": "list", "data": [], "models": []})
-                else:
-                    self._send_json(404, {"error": {"message": "not found"}})
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {"_raw": raw.decode("utf-8", "replace")}
-                body["_path"] = self.path
-                with stub._lock:
-                    stub.requests.append(body)
-                    events = stub._answer(body) if self.path.endswith("/responses") else None
-                if events is None:
-                    self._send_json(404, {"error": {"message": "not found"}})
-                    return
-                payload = "".join(
-                    f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events
-                ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        return Handler
+    def answer_post(self, path: str, body: dict[str, Any]) -> Answer:
+        if not path.endswith("/responses"):
+            return NOT_FOUND
+        events = self._answer(body)
+        stream = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
+        return 200, "text/event-stream", stream.encode()

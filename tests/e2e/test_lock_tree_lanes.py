@@ -280,23 +280,31 @@ print("git-branch", "wrote" if done.returncode == 0 else "failed: " + done.stder
 MYLANE_STEPS = ("cwd", "git-config", "git-hook", "git-branch")
 
 
+def run_lane(
+    template: list[str], tree: Path, env: dict[str, str], *, gated: bool, timeout: int = 120
+) -> subprocess.CompletedProcess[str]:
+    """`template` run in `tree`: as given (the control), or through
+    `toolgate dispatch --read-only --lock-tree --exec` (gated), the lock alone for a lane
+    toolgate has no flags for."""
+    argv = template
+    if gated:
+        argv = toolgate_argv(
+            "dispatch", "--read-only", "--lock-tree", "--exec",
+            "--cwd", str(tree), "--caller-root", str(tree), "--", *template,
+        )  # fmt: skip
+    return subprocess.run(
+        argv, cwd=tree, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        timeout=timeout, check=False,
+    )  # fmt: skip
+
+
 def _mylane_leg(parent: Path, bin_dir: Path, *, gated: bool) -> tuple[str, list[str], Path]:
     name = "gated" if gated else "control"
     tree = fresh_tree(parent, f"{name}-tree")
     outside = parent / f"{name}-outside.txt"
     env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
-    if gated:
-        argv = toolgate_argv(
-            "dispatch", "--read-only", "--lock-tree", "--exec",
-            "--cwd", str(tree), "--caller-root", str(tree), "--", "mylane", str(outside),
-        )  # fmt: skip
-    else:
-        argv = ["mylane", str(outside)]
     before = snapshot(tree, git_dir=True)
-    done = subprocess.run(
-        argv, cwd=tree, env=toolgate_env(env), capture_output=True, text=True, timeout=60,
-        check=False,
-    )  # fmt: skip
+    done = run_lane(["mylane", str(outside)], tree, toolgate_env(env), gated=gated, timeout=60)
     assert done.returncode == 0, f"{name}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
     return done.stdout, changes(before, snapshot(tree, git_dir=True)), outside
 
@@ -380,16 +388,7 @@ def _opencode_leg(
             }
         )
         template = [str(opencode_bin), "run", "--auto", "-m", "anthropic/claude-sonnet-4-5", PROMPT]
-        argv = template
-        if gated:
-            argv = toolgate_argv(
-                "dispatch", "--read-only", "--lock-tree", "--exec",
-                "--cwd", str(tree), "--caller-root", str(tree), "--", *template,
-            )  # fmt: skip
-        done = subprocess.run(
-            argv, cwd=tree, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            timeout=120, check=False,
-        )  # fmt: skip
+        done = run_lane(template, tree, env, gated=gated)
     return done, changes(before, snapshot(tree, git_dir=True)), stub
 
 
@@ -505,16 +504,7 @@ def _gemini_leg(
     with StubGemini(script) as stub:
         env = gemini_scrubbed_environ(toolgate_env())
         env.update(stub.gemini_env(home))
-        argv = [str(gemini_bin), *template, "-m", GEMINI_MODEL]
-        if gated:
-            argv = toolgate_argv(
-                "dispatch", "--read-only", "--lock-tree", "--exec",
-                "--cwd", str(tree), "--caller-root", str(tree), "--", *argv,
-            )  # fmt: skip
-        done = subprocess.run(
-            argv, cwd=tree, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            timeout=120, check=False,
-        )  # fmt: skip
+        done = run_lane([str(gemini_bin), *template, "-m", GEMINI_MODEL], tree, env, gated=gated)
     return GeminiLeg(done, changes(before, snapshot(tree, git_dir=True)), stub, home)
 
 
