@@ -52,9 +52,11 @@ from tests.e2e.tree import changes, fresh_tree, snapshot
 
 pytestmark = pytest.mark.e2e
 
-EROFS_MARKERS = ("Read-only file system", "EROFS")
-"""How a write the kernel refused reads in a tool result: claude's own Write and Edit report
-Node's `EROFS: read-only file system, open '...'`, a shell reports `Read-only file system`."""
+EROFS_MARKERS = ("read-only file system", "erofs")
+"""How a write the kernel refused reads in a tool result, lower-cased: claude's own Write and
+Edit report Node's `EROFS: read-only file system, open '...'`; bash and coreutils say
+`Read-only file system`, zsh (claude's Bash picks it when $SHELL is unset) says
+`read-only file system`."""
 
 SEED_TEXT = "# sample tree"
 """The first line of the tree's README.md (tests/e2e/tree.py)."""
@@ -65,7 +67,8 @@ GIT_COMMIT = (
 
 
 def _blocked(text: str) -> bool:
-    return any(marker in text for marker in EROFS_MARKERS)
+    lowered = text.lower()
+    return any(marker in lowered for marker in EROFS_MARKERS)
 
 
 # ---- 1. claude, template wide open, --lock-only ------------------------------------------
