@@ -13,6 +13,13 @@ GIT_ENV = {
     "GIT_COMMITTER_NAME": "toolgate-e2e",
     "GIT_COMMITTER_EMAIL": "e2e@toolgate.invalid",
     "GIT_CONFIG_NOSYSTEM": "1",
+    # The harness's own git never runs a program a scenario planted in the tree's git config:
+    # its `git status` would run a `core.fsmonitor` itself and blame the lane for the write.
+    "GIT_CONFIG_COUNT": "2",
+    "GIT_CONFIG_KEY_0": "core.fsmonitor",
+    "GIT_CONFIG_VALUE_0": "false",
+    "GIT_CONFIG_KEY_1": "core.hooksPath",
+    "GIT_CONFIG_VALUE_1": "/dev/null",
 }
 
 SEED_FILES = {
