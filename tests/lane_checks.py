@@ -8,6 +8,7 @@ read-only tool set, the writers, the flags codex gets) are written out here, not
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -154,13 +155,15 @@ def assert_claude_read_only(args: Sequence[str], options: RewriteOptions | None 
         if not (shell and writer == "Bash"):
             assert writer in denied_names, f"{writer} is not denied"
     _only(events, "--strict-mcp-config")
-    if shell:
-        _only(events, "--settings")
+    # toolgate's own settings, the only ones loaded: claude's start-up `git status` is off
+    # (git runs programs the config names), and with --read-shell the hook is installed.
+    settings = json.loads(_only(events, "--settings").values[0])
+    assert settings["includeGitInstructions"] is False
+    assert ("hooks" in settings) == shell
     for event in events:
         assert event.name not in CLAUDE_BYPASS, event
         assert event.name != "--mcp-config", event
         if event.name == "--settings":
-            assert shell
             continue
         spec = claude.FLAGS.get(event.name)
         if spec is None:  # a --pass-flag option

@@ -49,6 +49,7 @@ def test_a_plain_prompt_gets_the_read_only_flags_and_keeps_the_prompt_last() -> 
         "--disallowedTools",
         "--strict-mcp-config",
         "--setting-sources",
+        "--settings",
         "--permission-mode",
     ]
     assert changes(result, "kept") == [("--print", ("-p",))]

@@ -35,6 +35,7 @@ from tests.e2e.claude_harness import (
     write_json,
 )
 from tests.e2e.stub_anthropic import ToolCall
+from tests.e2e.tree import git
 
 pytestmark = pytest.mark.e2e
 
@@ -144,6 +145,20 @@ def _project_slash(path: str) -> Setup:
     return setup
 
 
+def _fsmonitor_in(where: str) -> Setup:
+    """A `core.fsmonitor` that writes the tree: git runs it at `git status`, and claude runs
+    `git status` at start to describe the repository (measured with 2.1.197)."""
+
+    def setup(ctx: Context) -> None:
+        program = f"touch {ctx.tree}/fsmonitor-ran; false"
+        if where == "repository":
+            git(ctx.tree, "config", "core.fsmonitor", program)
+        else:
+            (ctx.home / ".gitconfig").write_text(f"[core]\n\tfsmonitor = {program}\n")
+
+    return setup
+
+
 def _plugin(ctx: Context) -> None:
     plugin = ctx.home / "plugin"
     write_json(plugin / ".claude-plugin" / "plugin.json", {"name": "p", "version": "1.0.0"})
@@ -199,6 +214,12 @@ HOLES = [
     Scenario("hooks/user-settings.json", ("-p", PROMPT), HOOK_CHANGES, READ, setup=_user_hooks),
     Scenario("apiKeyHelper/project", ("-p", PROMPT), ("new: helper-ran",), READ,
              setup=_project_api_key_helper),
+    # Git configuration: claude's own `git status` at start runs a core.fsmonitor program from
+    # the tree's .git/config or the user's ~/.gitconfig.
+    Scenario("git-config/repository-fsmonitor", ("-p", PROMPT), ("new: fsmonitor-ran",), READ,
+             setup=_fsmonitor_in("repository")),
+    Scenario("git-config/user-fsmonitor", ("-p", PROMPT), ("new: fsmonitor-ran",), READ,
+             setup=_fsmonitor_in("user")),
     Scenario("slash/project-command", ("-p", "/x"), ("new: slash-ran",),
              setup=_project_slash(".claude/commands/x.md")),
     Scenario("slash/project-skill", ("-p", "/x"), ("new: slash-ran",),

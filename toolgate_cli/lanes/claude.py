@@ -286,13 +286,20 @@ ENV_RULES: tuple[tuple[str, Action, str], ...] = (
 )
 
 
-def read_shell_settings(hook_command: str) -> str:
-    """The `--settings` JSON that installs toolgate's PreToolUse hook for every tool call."""
-    hook = {"type": "command", "command": hook_command}
-    return json.dumps(
-        {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [hook]}]}},
-        separators=(",", ":"),
-    )
+def toolgate_settings(hook_command: str | None) -> str:
+    """The `--settings` JSON toolgate gives every read-only run (the only settings it loads).
+
+    `includeGitInstructions: false` stops the `git status` and `git log` claude runs at start
+    to describe the repository to the model: git runs programs the tree's `.git/config` or
+    the user's git config name there (measured with 2.1.197: a `core.fsmonitor` in the tree's
+    `.git/config` wrote the tree under the read-only flags alone). With `hook_command`
+    (`--read-shell`), toolgate's PreToolUse hook is installed for every tool call.
+    """
+    settings: dict[str, object] = {"includeGitInstructions": False}
+    if hook_command is not None:
+        hook = {"type": "command", "command": hook_command}
+        settings["hooks"] = {"PreToolUse": [{"matcher": "*", "hooks": [hook]}]}
+    return json.dumps(settings, separators=(",", ":"))
 
 
 def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResult:
@@ -459,14 +466,12 @@ def _read_only_flags(
             "no settings file: their hooks and helpers run code",
         ),
     ]
+    settings_why = "no git status at start: git runs programs the git config names"
     if options.read_shell_hook is not None:
-        flags.append(
-            (
-                "--settings",
-                ("--settings", read_shell_settings(options.read_shell_hook)),
-                "Bash runs only when toolgate's PreToolUse hook admits the command",
-            )
-        )
+        settings_why += "; Bash runs only when toolgate's PreToolUse hook admits the command"
+    flags.append(
+        ("--settings", ("--settings", toolgate_settings(options.read_shell_hook)), settings_why)
+    )
     flags.append(
         (
             "--permission-mode",
