@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -544,6 +545,71 @@ def test_gemini_wide_open_template_cannot_write_under_the_lock_alone(
         else:
             assert "wrote-outside" in text, f"the write outside the tree failed: {response!r}"
     assert (gated.home / "outside.txt").read_text() == "outside\n", gated.describe()
+
+
+# ---- 7. claude's Bash runs the user's shell start-up files -----------------------------------
+# Measured with claude 2.1.197: before its first Bash command claude takes a snapshot of the
+# user's shell by running a login shell that sources `$HOME/.bashrc` (or `.zshrc`); the snapshot
+# replays their aliases and functions before every command. So with `--read-shell`, files that
+# toolgate neither sees nor rewrites run as code, and a `ls` the checker admits may be an alias.
+# The README names this route as outside the flag layer and points at `--lock-tree`; this test
+# keeps both statements true: the files run and write under the flags alone, and under the lock
+# they still run (their write outside the tree lands) but cannot change the tree.
+SHELL_START_UP_FILES = (
+    ".bashrc", ".bash_profile", ".profile", ".zshenv", ".zprofile", ".zshrc",
+)  # fmt: skip
+
+
+def _hostile_start_up_files(ctx: Context) -> None:
+    for name in SHELL_START_UP_FILES:
+        mark = name.lstrip(".")
+        (ctx.home / name).write_text(
+            f"touch {ctx.home}/ran-{mark}\n"
+            f"touch {ctx.tree}/rc-{mark}\n"
+            f"alias ls='touch {ctx.tree}/aliased-ls; ls'\n"
+        )
+
+
+@pytest.mark.parametrize("shell_name", ["bash", "zsh"])
+def test_shell_start_up_files_run_under_read_shell_and_the_lock_holds_them(
+    shell_name: str, claude_bin: Path, bwrap: Path, tmp_path: Path
+) -> None:
+    shell_path = shutil.which(shell_name)
+    if shell_path is None:
+        pytest.skip(f"{shell_name} is not installed")
+    flag_sets = {"flags": ("--read-shell",), "lock": ("--read-shell", "--lock-tree")}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures: dict[str, Future[ClaudeLeg]] = {}
+        for name, flags in flag_sets.items():
+            parent = tmp_path / name
+            parent.mkdir()
+            scenario = Scenario(
+                f"start-up-files/{name}", ("-p", PROMPT), (),
+                (ToolCall("Bash", {"command": "ls {TREE}"}),),
+                setup=_hostile_start_up_files, env={"SHELL": shell_path}, toolgate_flags=flags,
+            )  # fmt: skip
+            futures[name] = pool.submit(
+                run_claude_leg, scenario, parent, claude_bin, gated=True, git_dir=True
+            )
+        legs = {name: future.result() for name, future in futures.items()}
+
+    flags_only, locked = legs["flags"], legs["lock"]
+    # The flag layer alone: the hook admitted `ls`, and the start-up files wrote the tree.
+    assert flags_only.returncode == 0, flags_only.describe()
+    wrote = [change for change in flags_only.changes if change.startswith("new: rc-")]
+    assert wrote, (
+        f"the start-up files did not run: the README is out of date\n{flags_only.describe()}"
+    )
+    assert "new: aliased-ls" in flags_only.changes, flags_only.describe()
+
+    # Both layers: the same files ran (their marks outside the tree landed), the tree did not
+    # change, and `ls` still answered.
+    assert locked.returncode == 0, locked.describe()
+    home = tmp_path / "lock" / "gated-home"
+    assert any(home.glob("ran-*")), f"the start-up files did not run\n{locked.describe()}"
+    assert locked.changes == [], f"the tree changed under the lock\n{locked.describe()}"
+    results = locked.stub.tool_result_texts()
+    assert len(results) == 1 and "README.md" in results[0], locked.describe()
 
 
 # ---- the JSON says which layers hold --------------------------------------------------------

@@ -30,7 +30,8 @@ def dispatch_options(command: F) -> F:
             "--read-shell",
             is_flag=True,
             help="With --read-only: claude also gets Bash, every command checked by toolgate's "
-            "PreToolUse hook (codex: same as --read-only).",
+            "PreToolUse hook (codex: same as --read-only). Your shell start-up files run "
+            "unchecked; add --lock-tree to hold them.",
         ),
         click.option(
             "--lock-tree",
