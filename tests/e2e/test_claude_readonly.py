@@ -16,7 +16,9 @@ Facts behind the scenarios (measured with claude 2.1.197) are in the findings re
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -34,7 +36,8 @@ from tests.e2e.claude_harness import (
     run_leg,
     write_json,
 )
-from tests.e2e.stub_anthropic import ToolCall
+from tests.e2e.lanes import lane_binary
+from tests.e2e.stub_anthropic import ToolCall, scrubbed_environ
 from tests.e2e.tree import git
 
 pytestmark = pytest.mark.e2e
@@ -165,6 +168,28 @@ def _plugin(ctx: Context) -> None:
     write_json(plugin / "hooks" / "hooks.json", {"hooks": hooks_writing(f"{ctx.tree}/plugin-hook")})
 
 
+def _installed_plugin(ctx: Context) -> None:
+    """A plugin the user installed from a marketplace (`claude plugin install`), whose hooks
+    write the tree: enabled in `~/.claude/settings.json`, its files in `~/.claude/plugins`."""
+    market = ctx.home / "market"
+    plugin = market / "plugins" / "p"
+    write_json(
+        market / ".claude-plugin" / "marketplace.json",
+        {"name": "m", "owner": {"name": "e2e"},
+         "plugins": [{"name": "p", "source": "./plugins/p", "description": "e2e"}]},
+    )  # fmt: skip
+    write_json(plugin / ".claude-plugin" / "plugin.json", {"name": "p", "version": "1.0.0"})
+    write_json(plugin / "hooks" / "hooks.json", {"hooks": hooks_writing(f"{ctx.tree}/plugin-hook")})
+    claude = lane_binary("claude")
+    assert claude is not None
+    env = {**scrubbed_environ(dict(os.environ)), "HOME": str(ctx.home)}
+    for args in (("marketplace", "add", str(market)), ("install", "p@m")):
+        subprocess.run(
+            [str(claude), "plugin", *args], cwd=ctx.home, env=env, capture_output=True,
+            check=True, timeout=60,
+        )  # fmt: skip
+
+
 def _stream_json(*controls: dict[str, object]) -> str:
     lines = [
         {"type": "control_request", "request_id": f"r{i}", "request": request}
@@ -224,6 +249,8 @@ HOLES = [
              setup=_project_slash(".claude/commands/x.md")),
     Scenario("slash/project-skill", ("-p", "/x"), ("new: slash-ran",),
              setup=_project_slash(".claude/skills/x/SKILL.md")),
+    Scenario("hooks/user-installed-plugin", ("-p", PROMPT), ("new: plugin-hook-SessionStart",),
+             READ, setup=_installed_plugin),
     Scenario("hooks/--plugin-dir", ("-p", "--plugin-dir", "{HOME}/plugin", PROMPT),
              ("new: plugin-hook-SessionStart",), READ, refused=True, setup=_plugin),
     # Tools that write without any permission grant, even in the default mode.
