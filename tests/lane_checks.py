@@ -155,6 +155,8 @@ def assert_claude_read_only(args: Sequence[str], options: RewriteOptions | None 
         if not (shell and writer == "Bash"):
             assert writer in denied_names, f"{writer} is not denied"
     _only(events, "--strict-mcp-config")
+    # A prompt (or stdin) starting with a slash command: `/config` writes into the tree.
+    _only(events, "--disable-slash-commands")
     # toolgate's own settings, the only ones loaded: claude's start-up `git status` is off
     # (git runs programs the config names), and with --read-shell the hook is installed.
     settings = json.loads(_only(events, "--settings").values[0])

@@ -48,6 +48,7 @@ def test_a_plain_prompt_gets_the_read_only_flags_and_keeps_the_prompt_last() -> 
         "--allowedTools",
         "--disallowedTools",
         "--strict-mcp-config",
+        "--disable-slash-commands",
         "--setting-sources",
         "--settings",
         "--permission-mode",

@@ -249,6 +249,13 @@ HOLES = [
              setup=_project_slash(".claude/commands/x.md")),
     Scenario("slash/project-skill", ("-p", "/x"), ("new: slash-ran",),
              setup=_project_slash(".claude/skills/x/SKILL.md")),
+    # Built-in slash commands run from the prompt under -p, before any model turn; `/config`
+    # with some keys writes the tree's .claude/settings.local.json (measured with 2.1.197:
+    # outputStyle, reduceMotion, tips), from the argv prompt or from stdin.
+    Scenario("slash/builtin-config", ("-p", "/config tips=false"),
+             ("new: .claude/settings.local.json",)),
+    Scenario("slash/builtin-config-stdin", ("-p",), ("new: .claude/settings.local.json",),
+             stdin="/config outputStyle=Learning\n"),
     Scenario("hooks/user-installed-plugin", ("-p", PROMPT), ("new: plugin-hook-SessionStart",),
              READ, setup=_installed_plugin),
     Scenario("hooks/--plugin-dir", ("-p", "--plugin-dir", "{HOME}/plugin", PROMPT),

@@ -240,7 +240,7 @@ FLAGS = FlagTable(
         FlagSpec(("--no-session-persistence",), F, KEEP, "writes less"),
         FlagSpec(("--debug", "-d"), OPT, KEEP, "logs under ~/.claude"),
         FlagSpec(("--verbose",), F, KEEP, "output detail"),
-        FlagSpec(("--disable-slash-commands",), F, KEEP, "turns skills off"),
+        FlagSpec(("--disable-slash-commands",), F, REPLACE, "toolgate sets it"),
         FlagSpec(("--effort",), V, KEEP, "model setting"),
         FlagSpec(("--model",), V, KEEP, "model choice"),
         FlagSpec(("--fallback-model",), V, KEEP, "model choice"),
@@ -460,6 +460,11 @@ def _read_only_flags(
         ("--allowedTools", ("--allowedTools", allowed), "only these run without asking"),
         ("--disallowedTools", ("--disallowedTools", *deny_words), "writers denied by name"),
         ("--strict-mcp-config", ("--strict-mcp-config",), "no MCP server from any config file"),
+        (
+            "--disable-slash-commands",
+            ("--disable-slash-commands",),
+            "no slash command in the prompt: /config writes .claude/settings.local.json",
+        ),
         (
             "--setting-sources",
             ("--setting-sources", ""),
