@@ -58,11 +58,14 @@ CODEX_READ_ONLY = (
     "--ignore-rules",
     "--disable",
     "hooks",
+    "--disable",
+    "shell_snapshot",
     "-c",
     'approval_policy="never"',
 )
 """What codex gets right after `exec`: its sandbox, no user config, no execpolicy rules, no
-hooks, escalations rejected (each measured to run something outside the sandbox otherwise)."""
+hooks, no shell snapshot (it runs the user's start-up files), escalations rejected (each
+measured to run something outside the sandbox otherwise)."""
 CLAUDE_ANYWHERE = ("--bg", "--background")
 CLAUDE_ANYWHERE_PREFIXES = ("cc://", "cc+unix://", "--routine")
 # codex 0.171.0 --help, "Commands:" (and the `a` alias of apply, `e` of exec).
@@ -247,12 +250,15 @@ def assert_codex_read_only(
         ("--ignore-user-config", []),
         ("--ignore-rules", []),
         ("--disable", ["hooks"]),
+        ("--disable", ["shell_snapshot"]),
         ("--config", ['approval_policy="never"']),
     ]
     assert [(e.name, e.values) for e in parsed.run.events[: len(inserted)]] == inserted
     for name, values in inserted:
-        if name != "--config":
+        if name not in ("--config", "--disable"):
             assert _only(events, name).values == values
+    disabled = [e.values for e in events if e.name == "--disable"]
+    assert disabled == [["hooks"], ["shell_snapshot"]], disabled
     guards = [
         e
         for e in events

@@ -46,7 +46,7 @@ def test_exec_gets_the_read_only_flags_once_each_right_after_the_subcommand() ->
 
 
 def test_the_e_alias_is_a_lane_run_too() -> None:
-    assert ok("e", "explain main.py").invoke.args[:9] == ("e", *CODEX_READ_ONLY)
+    assert ok("e", "explain main.py").invoke.args == ("e", *CODEX_READ_ONLY, "explain main.py")
 
 
 def test_review_runs_as_exec_review_the_only_form_that_takes_the_read_only_flags() -> None:
@@ -167,6 +167,7 @@ def test_sandbox_config_overrides_are_stripped(words: list[str], subcommand: str
         ["--ignore-rules"],
         ["--disable", "hooks"],
         ["--disable=hooks"],
+        ["--disable", "shell_snapshot"],
         ["-c", "approval_policy=on-request"],
         ["-c", "approvals_reviewer=auto_review"],
     ],

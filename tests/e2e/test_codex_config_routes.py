@@ -6,7 +6,7 @@ user's config trusts. Each was measured with codex 0.171.0 to write into the tre
 `codex exec --sandbox read-only` (the seed's rewrite). The CONTROL leg runs the template
 directly; the GATED leg runs it through `toolgate dispatch --read-only --exec` and nothing may
 change. Measured closers: `--ignore-user-config`, `--ignore-rules`, `--disable hooks`,
-`-c approval_policy="never"` (details in the lead's findings notes).
+`--disable shell_snapshot`, `-c approval_policy="never"` (details in the lead's findings notes).
 """
 
 from __future__ import annotations
@@ -230,6 +230,25 @@ def test_user_trusted_hooks(codex_bin: Path, tmp_path: Path) -> None:
     control, gated = _run_both(codex_bin, tmp_path, PLAIN_EXEC, (), setup)
     assert_control_wrote(control, ["new: HOOKED"])
     assert_gated_held(gated, tool_attempted=False)
+
+
+SHELL_START_UP_FILES = (".bashrc", ".bash_profile", ".profile", ".zshenv", ".zprofile", ".zshrc")
+
+
+def test_user_shell_start_up_files(codex_bin: Path, tmp_path: Path) -> None:
+    # Measured with 0.171.0: the shell snapshot (feature `shell_snapshot`, on by default) runs
+    # the user's login shell and its start-up files OUTSIDE the sandbox, before the first
+    # command; `--disable shell_snapshot` leaves them to the per-command login shell, which
+    # runs inside the sandbox (its own writes then fail like the command's).
+    def setup(tree: Path, home: Path) -> None:
+        user_home = home.parent / "home"  # codex_env: HOME beside CODEX_HOME
+        for name in SHELL_START_UP_FILES:
+            (user_home / name).write_text(f"touch {tree}/rc-{name.lstrip('.')}\n")
+
+    control, gated = _run_both(codex_bin, tmp_path, PLAIN_EXEC, TOUCH, setup)
+    ran = [change for change in control.tree_changes if change.startswith("new: rc-")]
+    assert ran, f"CONTROL: no start-up file wrote the tree\n{control.describe()}"
+    assert_gated_held(gated, tool_attempted=True)
 
 
 # `codex review` takes none of the closers, so toolgate runs it as `codex exec review` with them

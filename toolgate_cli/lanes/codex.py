@@ -15,6 +15,9 @@ right after `exec`, once each:
   reviewer that runs escalated commands outside the sandbox;
 - `--ignore-rules`: measured, an execpolicy `allow` rule runs its command outside the sandbox;
 - `--disable hooks`: codex hooks run outside the sandbox; measured, no later toggle undoes it;
+- `--disable shell_snapshot`: measured, the snapshot runs the user's login shell and its
+  start-up files (`~/.bashrc`, `~/.bash_profile`) outside the sandbox, and they wrote the tree;
+  without it they run only in each command's login shell, inside the sandbox;
 - `-c approval_policy="never"`: escalation requests are rejected, never reviewed.
 
 Verified against codex 0.171.0 (tests/e2e).
@@ -188,6 +191,8 @@ def _config(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, s
 def _disable(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
     if values == ("hooks",):
         return REPLACE, "toolgate disables hooks"
+    if values == ("shell_snapshot",):
+        return REPLACE, "toolgate disables the shell snapshot"
     return REFUSE, "turns off a feature, unverified"
 
 
@@ -365,6 +370,11 @@ READ_ONLY_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("--ignore-rules", ("--ignore-rules",), "an execpolicy allow rule runs outside the sandbox"),
     ("--disable", ("--disable", "hooks"), "hooks run outside the sandbox"),
     (
+        "--disable",
+        ("--disable", "shell_snapshot"),
+        "the shell snapshot runs your shell start-up files outside the sandbox",
+    ),
+    (
         "--config",
         ("-c", 'approval_policy="never"'),
         "escalation requests are rejected, never reviewed",
@@ -491,7 +501,8 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
             new_args = (*new_args, "review", *review.kept)
     return Rewritten(
         LaneInvocation(invocation.command, new_args, invocation.env),
-        "codex --sandbox read-only (codex's own sandbox), user config, rules and hooks off",
+        "codex --sandbox read-only (codex's own sandbox), user config, rules, hooks and shell "
+        "snapshot off",
         tuple(changes),
         LANE,
     )
