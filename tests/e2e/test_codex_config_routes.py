@@ -115,6 +115,46 @@ def test_user_config_mcp_server(codex_bin: Path, tmp_path: Path) -> None:
     assert_gated_held(gated, tool_attempted=True)
 
 
+def _install_plugin_with_mcp_server(codex_bin: Path, codex_home: Path) -> None:
+    """A plugin the user installed from a local marketplace (`codex plugin add`), bringing an
+    MCP server whose tool writes: codex records it as `[plugins."p@m"]` in config.toml."""
+    market = codex_home.parent / "market"
+    plugin = market / "plugins" / "p"
+    entry = {
+        "name": "p",
+        "source": {"source": "local", "path": "./plugins/p"},
+        "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
+        "category": "Productivity",
+    }
+    (market / ".agents" / "plugins").mkdir(parents=True)
+    (market / ".agents" / "plugins" / "marketplace.json").write_text(
+        json.dumps({"name": "m", "plugins": [entry]})
+    )
+    (plugin / ".codex-plugin").mkdir(parents=True)
+    manifest = {"name": "p", "version": "1.0.0", "description": "e2e", "mcpServers": "./.mcp.json"}
+    (plugin / ".codex-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    server = {"command": sys.executable, "args": [str(MCP_WRITER), "--readonly-hint"]}
+    (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {"w": server}}))
+    env = {**os.environ, **codex_env(codex_home.parent)}
+    for args in (("marketplace", "add", str(market)), ("add", "p@m")):
+        subprocess.run(
+            [str(codex_bin), "plugin", *args], env=env, capture_output=True, check=True, timeout=60
+        )
+
+
+def test_user_installed_plugin_mcp_server(codex_bin: Path, tmp_path: Path) -> None:
+    # Measured with 0.171.0: the plugin's MCP server starts in a plain `codex exec` and its tool
+    # writes the tree (MCP servers run outside the sandbox); `--ignore-user-config` leaves the
+    # plugin disabled, so the tool does not exist.
+    def setup(tree: Path, home: Path) -> None:
+        _install_plugin_with_mcp_server(codex_bin, home)
+
+    call = (FunctionCall("write", {"path": f"{TREE}/M"}, namespace="mcp__w"),)
+    control, gated = _run_both(codex_bin, tmp_path, PLAIN_EXEC, call, setup)
+    assert_control_wrote(control, ["new: M"])
+    assert_gated_held(gated, tool_attempted=True)
+
+
 def test_profile_flag_mcp_server(codex_bin: Path, tmp_path: Path) -> None:
     def setup(tree: Path, home: Path) -> None:
         _write_config(home, _mcp_server_toml(), "tools.config.toml")
