@@ -33,7 +33,6 @@ WRITERS = (
     "KillShell",
     "Edit",
     "Write",
-    "MultiEdit",
     "NotebookEdit",
     "Task",
     "Agent",

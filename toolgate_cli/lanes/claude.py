@@ -65,7 +65,6 @@ READ_ONLY_DENIED: tuple[str, ...] = (
     "KillShell",
     "Edit",
     "Write",
-    "MultiEdit",
     "NotebookEdit",
     "Task",
     "Agent",
@@ -83,8 +82,8 @@ READ_ONLY_DENIED: tuple[str, ...] = (
 built-in that slips into the default tool set is still refused. Measured with 2.1.197: a
 durable CronCreate writes `.claude/scheduled_tasks.json` and EnterWorktree creates a worktree
 with no permission asked, and tree skills run their shell snippets; only `--tools` keeps them
-out, this list is the second lock. claude prints a warning for deny names it does not know
-(MultiEdit, say); that is harmless."""
+out, this list is the second lock. It names only tools 2.1.197 has: claude prints a warning on
+every run for a deny name it does not know (it did for the retired MultiEdit)."""
 
 SUBCOMMANDS: frozenset[str] = frozenset(
     {
