@@ -45,6 +45,19 @@ def test_what_lanes_lists_is_what_dispatch_does():
     assert "unknown never claims" in unknown.reason
 
 
+def test_each_lanes_mechanism_names_every_flag_its_rewrite_adds():
+    """The `lanes` text is written by hand; it must not fall behind the flags a rewrite adds."""
+    for kind, args in (("claude", ("-p", "two words")), ("codex", ("exec", "two words"))):
+        result = read_only_invoke(LaneInvocation(kind, args))
+        assert result.ok
+        mechanism = LANES[kind].mechanism
+        for change in result.changes:
+            if change.action == "added":
+                flag = change.flag if change.flag != "--config" else change.words[-1]
+                spelled = " ".join(change.words) if change.flag == "--disable" else flag
+                assert spelled in mechanism, f"{kind}: lanes does not name {spelled}"
+
+
 def test_human_output_names_every_kind_with_its_versions():
     result = run_toolgate(["lanes"], env={"COLUMNS": "80"})
     assert result.returncode == 0

@@ -69,14 +69,15 @@ LANES: dict[str, Lane] = {
         "claude",
         "headless (-p) runs only; --permission-mode dontAsk, --tools/--allowedTools = "
         "Read,Glob,Grep,WebFetch,WebSearch, writers in --disallowedTools, --strict-mcp-config, "
-        '--setting-sources ""',
+        '--disable-slash-commands, --setting-sources "", --settings with '
+        "includeGitInstructions off",
         "toolgate_cli.lanes.claude",
     ),
     "codex": Lane(
         "codex",
         "--sandbox read-only (codex's own sandbox), --ignore-user-config, --ignore-rules, "
-        '--disable hooks, -c approval_policy="never"; exec and exec review only '
-        "(review runs as exec review)",
+        '--disable hooks, --disable shell_snapshot, -c approval_policy="never"; exec and exec '
+        "review only (review runs as exec review)",
         "toolgate_cli.lanes.codex",
     ),
 }
