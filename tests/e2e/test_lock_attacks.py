@@ -9,9 +9,11 @@ was stopped, the test checks the reason (EROFS, EPERM, EBADF, ...), so the attem
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
+import pty
 import pwd
 import shlex
 import shutil
@@ -19,6 +21,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import termios
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -466,6 +469,72 @@ def test_the_lane_has_no_controlling_terminal(bwrap: Path, tmp_path: Path) -> No
         )
     assert seen(runs["plain"].stdout, "tty") == "ok", runs["plain"].stdout
     assert seen(runs["locked"].stdout, "tty") == "ENXIO", runs["locked"].stdout
+
+
+TIOCSTI_LANE = """
+import errno, fcntl, sys, termios
+try:
+    for character in sys.argv[1]:
+        fcntl.ioctl(0, termios.TIOCSTI, character.encode())
+    print("tiocsti ok")
+except OSError as error:
+    print("tiocsti", errno.errorcode[error.errno])
+"""
+
+
+def _on_terminal(argv: Sequence[str]) -> tuple[subprocess.CompletedProcess[str], bytes]:
+    """`argv` run as the leader of a new session whose controlling terminal is a fresh pty on
+    its stdin, as a lane started from an interactive shell runs; returns the run and what is
+    then waiting in the terminal's input queue (what the shell would read next)."""
+    controller, terminal = pty.openpty()
+    try:
+
+        def take_terminal() -> None:  # runs in the child, after setsid
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+        done = subprocess.run(
+            argv,
+            stdin=terminal,
+            env=toolgate_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            start_new_session=True,
+            preexec_fn=take_terminal,
+        )
+        os.set_blocking(terminal, False)
+        try:
+            queued = os.read(terminal, 4096)
+        except BlockingIOError:
+            queued = b""
+        return done, queued
+    finally:
+        os.close(controller)
+        os.close(terminal)
+
+
+def test_the_lane_cannot_type_into_the_callers_terminal(bwrap: Path, tmp_path: Path) -> None:
+    """TIOCSTI pushes characters into a terminal's input as if typed: a lane that still had
+    the caller's terminal as its controlling terminal could queue a command that the caller's
+    shell runs after the lane exits, outside the lock. `--new-session` takes the terminal away:
+    the control is the lock's own argv without it (this kernel allows TIOCSTI:
+    dev.tty.legacy_tiocsti is 1 here; where it is 0 the control cannot type either)."""
+    if Path("/proc/sys/dev/tty/legacy_tiocsti").read_text().strip() == "0":
+        pytest.skip("this kernel refuses TIOCSTI to everyone (dev.tty.legacy_tiocsti = 0)")
+    tree = fresh_tree(tmp_path)
+    command = f"touch {tree}/typed\n"
+    program = python(TIOCSTI_LANE, command)
+    weaker = without_option(lock_argv(tree, program), "--new-session")
+    control, control_queued = _on_terminal(weaker)
+    assert seen(control.stdout, "tiocsti") == "ok", control.stdout + control.stderr
+    assert control_queued == command.encode(), control_queued
+
+    locked, locked_queued = _on_terminal(
+        toolgate_argv(*LOCK, "--exec", *dispatch_args(tree, program))
+    )
+    assert seen(locked.stdout, "tiocsti") == "EPERM", locked.stdout + locked.stderr
+    assert locked_queued == b"", locked_queued
 
 
 # --- 4. other views of the same files ------------------------------------------------------
