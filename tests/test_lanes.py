@@ -63,7 +63,7 @@ def test_a_codex_by_any_path_or_suffix_is_rewritten_as_codex(command: str) -> No
         ("opencode", "opencode.json"),
         ("/usr/bin/opencode.exe", "opencode.json"),
         ("agy", "discards its whole answer"),
-        ("gemini", "not been proven"),
+        ("gemini", "exit_plan_mode"),
     ],
 )
 def test_lanes_that_cannot_be_bound_are_refused_with_their_reason(command: str, why: str) -> None:

@@ -92,8 +92,9 @@ REFUSED_LANES: dict[str, str] = {
         "so a bound agy lane would return nothing"
     ),
     "gemini": (
-        "gemini's read-only spelling (--approval-mode plan) has not been proven end to end "
-        "against a real binary"
+        "gemini's read-only spelling (--approval-mode plan) does not hold in a headless run: "
+        "the model can call exit_plan_mode, which switches to YOLO, and the user's settings "
+        "hooks run in every mode (measured with 0.61.0)"
     ),
 }
 
