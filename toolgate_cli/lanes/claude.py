@@ -2,10 +2,13 @@
 
 The rewrite puts, in front of the template's arguments, exactly one of each of:
 `--tools` and `--allowedTools` narrowed to the read-only tools, `--disallowedTools` naming the
-writers, `--strict-mcp-config` (no MCP server from any config file), `--setting-sources ""` (no
-settings file: measured, under `-p` the reviewed tree's own `.claude/settings.json` hooks and
-`apiKeyHelper` run, even with `--safe-mode`) and `--permission-mode dontAsk` (anything not
-allowed is denied, never asked; never `plan`, which a headless `claude -p` can never leave).
+writers, `--strict-mcp-config` (no MCP server from any config file), `--disable-slash-commands`
+(measured: a prompt or stdin starting with `/config tips=false` writes the tree's
+`.claude/settings.local.json` before any model turn), `--setting-sources ""` (no settings file:
+measured, under `-p` the reviewed tree's own `.claude/settings.json` hooks and `apiKeyHelper`
+run, even with `--safe-mode`), toolgate's own `--settings` (`includeGitInstructions` off, see
+`toolgate_settings`) and `--permission-mode dontAsk` (anything not allowed is denied, never
+asked; never `plan`, which a headless `claude -p` can never leave).
 
 Only headless runs (`-p`/`--print` as a word of its own) are lane runs: measured, claude 2.1.197
 registers no subcommand when an argv element is exactly `-p` or `--print`, so a prompt such as
