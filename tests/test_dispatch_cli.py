@@ -131,6 +131,24 @@ def test_a_refusal_prints_json_and_one_line_naming_the_flag_and_exits_3(tree: Pa
     assert result.stderr == f"toolgate: refused: {out['refusal']}\n"
 
 
+@pytest.mark.parametrize("lane", ["gemini", "opencode", "some-new-agent"])
+def test_a_lane_without_read_only_flags_is_refused_pointing_at_the_lock(
+    tree: Path, lane: str
+) -> None:
+    """A refused or unknown lane cannot be fixed by rewording the template; the refusal says
+    what can run it: the tree lock."""
+    result, out = dispatch(*in_tree(tree), "--", lane, "-p", "review it")
+    assert result.returncode == exitcodes.REFUSED
+    assert "add --lock-tree" in out["refusal"]
+    explained = run_toolgate(["explain", "--read-only", *in_tree(tree), "--", lane, "-p", "x y"])
+    assert "add --lock-tree" in " ".join(explained.stdout.split())  # wrapped for the terminal
+
+
+def test_a_rewrite_refusal_of_a_known_lane_does_not_point_at_the_lock(tree: Path) -> None:
+    _, out = dispatch(*in_tree(tree), "--", "claude", "-p", "-w", "review the diff")
+    assert "--lock-tree" not in out["refusal"]
+
+
 def test_a_refused_value_with_newlines_still_gives_one_stderr_line(tree: Path) -> None:
     agents = '{\n  "reviewer": {"prompt": "x"}\n}'
     result, _ = dispatch(*in_tree(tree), "--", "claude", "--agents", agents, "-p", "a b")

@@ -140,6 +140,11 @@ def decide_dispatch(request: DispatchRequest) -> DispatchDecision:
         refusal = result.reason
         if request.lock is not None:
             refusal += "; --lock-only runs the template as given under the tree lock alone"
+        elif lane not in LANES:
+            refusal += (
+                "; to run it anyway, add --lock-tree: the caller root is mounted read-only "
+                "around it (Linux, bubblewrap)"
+            )
         return replace(base, ok=False, changes=result.changes, refusal=refusal)
     if request.lock is not None:
         return _locked(base, request.lock, result.invoke, result.binding, result.changes)

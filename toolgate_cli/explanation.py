@@ -173,8 +173,9 @@ def _change_advice(change: Change, lane: str | None) -> str:
     if flag == "<lane>":
         known = ", ".join(LANES)
         return (
-            f"use a lane toolgate can make read-only ({known}); "
-            "`toolgate lanes` lists every kind with its reason"
+            f"use a lane toolgate can make read-only ({known}), or add --lock-tree to run this "
+            "one with the caller root mounted read-only around it; `toolgate lanes` lists every "
+            "kind with its reason"
         )
     if flag in ("<subcommand>", "<prompt>"):
         if lane == "codex":
