@@ -206,7 +206,7 @@ def test_codex_wide_open_template_cannot_write_under_the_lock_alone(
     assert gated.tree_changes == [], f"the tree changed under the lock\n{gated.describe()}"
     assert len(gated.outputs) == len(CODEX_SCRIPT), f"a call went unanswered\n{gated.describe()}"
     for call, output in zip(CODEX_SCRIPT, gated.outputs, strict=True):
-        assert "Read-only file system" in output, f"{call} was not refused: {output!r}"
+        assert _blocked(output), f"{call} was not refused: {output!r}"
 
 
 # ---- 3. both layers: the lanes still read ------------------------------------------------
@@ -364,14 +364,22 @@ OPENCODE_WROTE = "Wrote file successfully"
 
 
 def _opencode_leg(
-    opencode_bin: Path, parent: Path, *, gated: bool
+    opencode_bin: Path,
+    parent: Path,
+    *,
+    gated: bool,
+    calls: tuple[ToolCall, ...] = tuple(call for call, _ in OPENCODE_SCRIPT),
+    project_config: dict[str, object] | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], list[str], StubAnthropic]:
     name = "gated" if gated else "control"
     tree = fresh_tree(parent, f"{name}-tree")
     home = parent / f"{name}-home"  # outside the tree: opencode keeps its state under XDG dirs
+    if project_config is not None:
+        write_json(tree / "opencode.json", project_config)
+        commit_all(tree, "project opencode.json")
     script = [
         ToolCall(call.name, {k: v.replace("{TREE}", str(tree)) for k, v in call.input.items()})
-        for call, _ in OPENCODE_SCRIPT
+        for call in calls
     ]
     before = snapshot(tree, git_dir=True)
     with StubAnthropic(script=script) as stub:
@@ -424,12 +432,36 @@ def test_opencode_cannot_write_under_the_lock_alone(
     assert len(results) == len(OPENCODE_SCRIPT), describe(gated, gated_stub)
     for (call, expect), result in zip(OPENCODE_SCRIPT, results, strict=True):
         if expect == "erofs":
-            assert "Read-only file system" in result, f"{call} was not refused: {result!r}"
+            assert _blocked(result), f"{call} was not refused: {result!r}"
         elif expect == "failed":
             assert OPENCODE_WROTE not in result and "written.txt" in result, (call, result)
         else:
             assert SEED_TEXT in result, f"the read under the lock failed: {result!r}"
     assert OPENCODE_WROTE in control_stub.tool_result_texts()[1], describe(control, control_stub)
+
+
+def test_opencode_rewrites_the_trees_own_config_at_start_but_not_under_the_lock(
+    opencode_bin: Path, bwrap: Path, tmp_path: Path
+) -> None:
+    """Measured with 1.18.33: when the tree has an `opencode.json`, opencode rewrites it at
+    start (reformatted), with no tool call from the model and whatever the agent or its
+    permissions: a write no flag stops, one more reason opencode is refused without the
+    lock."""
+    legs = [
+        _opencode_leg(
+            opencode_bin,
+            tmp_path / name,
+            gated=gated,
+            calls=(),
+            project_config={"autoupdate": False},
+        )
+        for name, gated in (("control", False), ("gated", True))
+    ]
+    (control, control_changes, _), (gated, gated_changes, gated_stub) = legs
+    assert "changed: opencode.json" in control_changes, (control_changes, control.stderr[-800:])
+    assert gated.returncode == 0, gated.stderr[-1500:]
+    assert gated_changes == [], f"the tree changed under the lock: {gated_changes}"
+    assert gated_stub.requests, "opencode never asked the model under the lock"
 
 
 # ---- 6. gemini (refused for its flags) under the lock alone ---------------------------------
