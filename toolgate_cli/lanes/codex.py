@@ -189,10 +189,8 @@ def _config(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, s
 
 
 def _disable(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
-    if values == ("hooks",):
-        return REPLACE, "toolgate disables hooks"
-    if values == ("shell_snapshot",):
-        return REPLACE, "toolgate disables the shell snapshot"
+    if len(values) == 1 and values[0] in _FEATURES_TOOLGATE_DISABLES:
+        return REPLACE, f"toolgate disables {values[0]}"
     return REFUSE, "turns off a feature, unverified"
 
 
@@ -381,6 +379,11 @@ READ_ONLY_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ),
 )
 """What toolgate puts right after `exec`, in this order (clap: one `-s` per subcommand)."""
+
+_FEATURES_TOOLGATE_DISABLES = frozenset(
+    words[1] for flag, words, _ in READ_ONLY_FLAGS if flag == "--disable"
+)
+"""The template's own `--disable X` for these is replaced: toolgate puts exactly one of each."""
 
 _ADDED_WORDS = tuple(word for _, words, _ in READ_ONLY_FLAGS for word in words)
 _ADDED_CHANGES = tuple(Change("added", flag, words, why) for flag, words, why in READ_ONLY_FLAGS)
