@@ -72,6 +72,19 @@ def _blocked(text: str) -> bool:
     return any(marker in lowered for marker in EROFS_MARKERS)
 
 
+def _assert_call_answered(call: object, expect: str, result: str) -> None:
+    """One scripted call's result under the lock, by what the script expects of it: "erofs"
+    (the kernel refused the write), "read" (the tree's README came back) or "outside" (a
+    write outside the tree landed)."""
+    if expect == "erofs":
+        assert _blocked(result), f"{call} was not refused by the kernel: {result!r}"
+    elif expect == "read":
+        assert SEED_TEXT in result, f"the read under the lock failed: {result!r}"
+    else:
+        assert expect == "outside", expect
+        assert "wrote-outside" in result, f"the write outside the tree failed: {result!r}"
+
+
 # ---- 1. claude, template wide open, --lock-only ------------------------------------------
 # (call, what a blocked call's result must show: "erofs", "read" (the README), or "outside")
 CLAUDE_SCRIPT: tuple[tuple[ToolCall, str], ...] = (
@@ -160,12 +173,7 @@ def test_claude_wide_open_template_cannot_write_under_the_lock_alone(
     results = gated.stub.tool_result_texts()
     assert len(results) == len(CLAUDE_SCRIPT), f"a call went unanswered\n{gated.describe()}"
     for (call, expect), result in zip(CLAUDE_SCRIPT, results, strict=True):
-        if expect == "erofs":
-            assert _blocked(result), f"{call} was not refused by the kernel: {result!r}"
-        elif expect == "read":
-            assert SEED_TEXT in result, f"the Read under the lock failed: {result!r}"
-        else:
-            assert "wrote-outside" in result, f"the write outside the tree failed: {result!r}"
+        _assert_call_answered(call, expect, result)
     outside = tmp_path / "gated-home" / "outside.txt"
     assert outside.read_text() == "outside\n", gated.describe()
 
@@ -431,12 +439,10 @@ def test_opencode_cannot_write_under_the_lock_alone(
     results = gated_stub.tool_result_texts()
     assert len(results) == len(OPENCODE_SCRIPT), describe(gated, gated_stub)
     for (call, expect), result in zip(OPENCODE_SCRIPT, results, strict=True):
-        if expect == "erofs":
-            assert _blocked(result), f"{call} was not refused: {result!r}"
-        elif expect == "failed":
+        if expect == "failed":
             assert OPENCODE_WROTE not in result and "written.txt" in result, (call, result)
         else:
-            assert SEED_TEXT in result, f"the read under the lock failed: {result!r}"
+            _assert_call_answered(call, expect, result)
     assert OPENCODE_WROTE in control_stub.tool_result_texts()[1], describe(control, control_stub)
 
 
@@ -569,13 +575,7 @@ def test_gemini_wide_open_template_cannot_write_under_the_lock_alone(
     assert len(results) == len(GEMINI_SCRIPT), f"a call went unanswered\n{gated.describe()}"
     for (call, expect), response in zip(GEMINI_SCRIPT, results, strict=True):
         assert response.get("name") == call.name, (call, response)
-        text = gemini_response_text(response)
-        if expect == "erofs":
-            assert _blocked(text), f"{call} was not refused by the kernel: {response!r}"
-        elif expect == "read":
-            assert SEED_TEXT in text, f"the read under the lock failed: {response!r}"
-        else:
-            assert "wrote-outside" in text, f"the write outside the tree failed: {response!r}"
+        _assert_call_answered(call, expect, gemini_response_text(response))
     assert (gated.home / "outside.txt").read_text() == "outside\n", gated.describe()
 
 
