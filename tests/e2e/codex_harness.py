@@ -106,6 +106,7 @@ def new_home() -> Path:
     home = HOMES_ROOT / uuid.uuid4().hex[:12]
     (home / "codex").mkdir(parents=True)
     (home / "home").mkdir()
+    (home / "tmp").mkdir()
     return home
 
 
@@ -126,9 +127,13 @@ def expand(template: Template, stub: StubOpenAI, model: str, tree: Path, other: 
 
 
 def codex_env(home: Path) -> dict[str, str]:
+    # TMPDIR beside CODEX_HOME, not above it: codex 0.171.0 refuses to create its helper
+    # binaries (apply_patch among them) when CODEX_HOME lies under the temp dir, so with a
+    # checkout under /tmp every patch failed, control legs included (measured).
     env = {
         "CODEX_HOME": str(home / "codex"),
         "HOME": str(home / "home"),
+        "TMPDIR": str(home / "tmp"),
         STUB_KEY_ENV: "sk-stub-not-a-secret",
         "NO_COLOR": "1",
     }
