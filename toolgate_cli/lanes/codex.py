@@ -65,9 +65,7 @@ MECHANISM = (
     '--disable hooks, --disable shell_snapshot, -c approval_policy="never"; exec and exec '
     "review only (review runs as exec review)"
 )
-RUN_HINT = (
-    "codex exec PROMPT, codex exec review or codex review, with a prompt of more than one word"
-)
+RUN_HINT = "codex exec PROMPT, codex exec review or codex review"
 VERSIONS = LaneVersions(oldest_supported="0.171.0", proven=("0.171.0",))
 VERSIONS_PROVEN = VERSIONS.proven
 
