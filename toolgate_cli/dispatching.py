@@ -250,9 +250,7 @@ def decision_json_bytes(decision: DispatchDecision) -> bytes:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         fields = [
-            key
-            for key, value in payload.items()
-            if non_utf8_argument([dumps(value)]) is not None
+            key for key, value in payload.items() if non_utf8_argument([dumps(value)]) is not None
         ]
         raise UsageProblem(
             f"{', '.join(fields) or 'the result'} is not valid UTF-8, so JSON cannot carry it "
