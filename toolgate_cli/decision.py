@@ -16,7 +16,7 @@ from toolgate_cli.verdict import ReadOnlyRequest, Refused, read_only_verdict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from toolgate_cli.treelock import LockHost
+    from toolgate_cli.sandbox.plan import LockHost
     from toolgate_cli.verdict import Mode
 
 ANSWER_BINDING = "answer mode: no lane process is spawned"
@@ -166,7 +166,7 @@ def _locked(
 ) -> DispatchDecision:
     """`invoke` wrapped in the tree lock, or the refusal that says why the lock cannot hold."""
     # Imported here: a dispatch without --lock-tree never pays for the lock's module.
-    from toolgate_cli.treelock import TOOL, wrapper_prefix
+    from toolgate_cli.sandbox.plan import TOOL, wrapper_prefix
 
     plan = lock.host.plan(base.caller_root, base.cwd)
     if isinstance(plan, str):

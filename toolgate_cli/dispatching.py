@@ -160,7 +160,7 @@ def _lock_request(params: Mapping[str, object], mode: Mode) -> LockRequest | Non
         for key, option in _REWRITE_OPTIONS.items():
             if params[key]:
                 raise UsageProblem(f"{option} has no effect with --lock-only (no rewrite)")
-    from toolgate_cli.treelock_host import HOST
+    from toolgate_cli.sandbox.host import HOST
 
     return LockRequest(HOST, lane_flags=not lock_only)
 

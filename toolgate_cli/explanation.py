@@ -17,7 +17,7 @@ from toolgate_cli.decision import TREE_LOCK, DispatchDecision, DispatchRequest
 from toolgate_cli.display import ShellLine, shell_join, shell_words
 from toolgate_cli.lanes import LANES
 from toolgate_cli.lanes.base import Change
-from toolgate_cli.treelock import prefix_units
+from toolgate_cli.sandbox.plan import prefix_units
 from toolgate_cli.verdict import ReadOnlyRequest, Refused, read_only_verdict
 
 Outcome = Literal["read-only", "refused", "pass-through", "answer"]

@@ -40,11 +40,13 @@ from toolgate_cli.argv import (
 )
 from toolgate_cli.lanes.base import (
     Change,
+    ConfineNeeds,
     LaneInvocation,
     RewriteOptions,
     RewriteRefused,
     RewriteResult,
     Rewritten,
+    StateDir,
     Walk,
     argv_refusal,
     env_changes,
@@ -286,6 +288,42 @@ ENV_RULES: tuple[tuple[str, Action, str], ...] = (
     ("CLOUD_ML_REGION", KEEP, "Vertex region"),
     ("VERTEX_REGION_*", KEEP, "Vertex region"),
 )
+
+
+CONFINE = ConfineNeeds(
+    env=(
+        "ANTHROPIC_*",
+        "CLAUDE_CONFIG_DIR",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "CLAUDE_CODE_USE_BEDROCK",
+        "CLAUDE_CODE_USE_VERTEX",
+        "CLAUDE_CODE_USE_FOUNDRY",
+        "CLAUDE_CODE_SKIP_BEDROCK_AUTH",
+        "CLAUDE_CODE_SKIP_VERTEX_AUTH",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+        "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+        "DISABLE_*",
+        "MAX_THINKING_TOKENS",
+        "CLOUD_ML_REGION",
+        "VERTEX_REGION_*",
+    ),
+    state=(
+        # ~/.claude.json lives in HOME (private anyway), or in CLAUDE_CONFIG_DIR when it is set.
+        StateDir(("$CLAUDE_CONFIG_DIR", "~/.claude"), keep=(".credentials.json",)),
+        # Profiles and tokens of `ant auth login` (2.1.332 reads them: configs/, credentials/).
+        StateDir(
+            ("$ANTHROPIC_CONFIG_DIR", "~/.config/anthropic"),
+            keep=("active_config", "configs", "credentials"),
+        ),
+    ),
+    system=("/etc/claude-code",),  # the administrator's managed settings
+    path_env=("ANTHROPIC_IDENTITY_TOKEN_FILE", "ANTHROPIC_UNIX_SOCKET"),
+)
+"""What claude needs under --confine (measured with 2.1.332, strace of a run against the stub):
+its API key, endpoint and config-dir variables; `~/.claude` (state: sessions, transcripts of
+every project, plugins, caches) private and fresh with only `.credentials.json` from the real
+one; the same for `~/.config/anthropic`; `/etc/claude-code`. It also reads `~/.gitconfig`,
+`~/.config/git/` and `/etc/machine-id`, and runs without them."""
 
 
 def toolgate_settings(hook_command: str | None) -> str:

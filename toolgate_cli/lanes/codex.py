@@ -39,11 +39,13 @@ from toolgate_cli.argv import (
 )
 from toolgate_cli.lanes.base import (
     Change,
+    ConfineNeeds,
     LaneInvocation,
     RewriteOptions,
     RewriteRefused,
     RewriteResult,
     Rewritten,
+    StateDir,
     Walk,
     argv_refusal,
     env_changes,
@@ -357,6 +359,34 @@ ENV_RULES: tuple[tuple[str, Action, str], ...] = (
     ("RUST_LOG", KEEP, "log level"),
     ("RUST_BACKTRACE", KEEP, "diagnostics"),
 )
+
+CONFINE = ConfineNeeds(
+    env=(
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_ORGANIZATION",
+        "OPENAI_PROJECT",
+        "AZURE_OPENAI_API_KEY",
+        "CODEX_API_KEY",
+        "CODEX_ACCESS_TOKEN",
+        "CODEX_HOME",
+        "CODEX_SQLITE_HOME",
+        "CODEX_CA_CERTIFICATE",
+        "RUST_LOG",
+    ),
+    state=(
+        StateDir(("$CODEX_HOME", "~/.codex"), keep=("auth.json",)),
+        StateDir(("$CODEX_SQLITE_HOME",)),
+    ),
+    system=("/etc/codex",),  # the administrator's requirements.toml and managed config
+    path_env=("CODEX_CA_CERTIFICATE",),
+)
+"""What codex needs under --confine (measured with 0.171.0, strace of a run against the stub):
+its key and config-dir variables; CODEX_HOME (sessions of every project, history, logs, its
+state database, the helper binaries it links at start) private and fresh with only `auth.json`
+from the real one; its own bubblewrap sandbox nests inside (as for the lock). A provider the
+template defines with `-c model_providers.NAME={env_key="VAR"}` reads VAR: declare it with
+--pass-env VAR."""
 
 READ_ONLY_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("--sandbox", ("--sandbox", "read-only"), "codex's own sandbox: commands cannot write"),
