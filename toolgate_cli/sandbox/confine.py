@@ -574,8 +574,6 @@ def _allowed_reads(paths: Iterable[str], fs: Filesystem) -> list[str] | str:
     allowed: list[str] = []
     for given in paths:
         path = fs.resolve(given)
-        if fs.kind(path) == "missing":
-            return f"--allow-read {given}: no such file or directory"
         if path == "/" or any(is_within(path, special) for special in SPECIAL):
             return (
                 f"--allow-read {given}: shows {'the whole filesystem' if path == '/' else path}"
@@ -588,6 +586,8 @@ def _allowed_reads(paths: Iterable[str], fs: Filesystem) -> list[str] | str:
                 "lane is never shown one (give it a credential in its environment instead, "
                 "with --pass-env)"
             )
+        if fs.kind(path) == "missing":
+            return f"--allow-read {given}: no such file or directory"
         allowed.append(path)
     return allowed
 
