@@ -25,6 +25,7 @@ from toolgate_cli.sandbox.confine import (
     Op,
     build,
     install_dir,
+    install_prefix,
     location,
     split_env,
     store_of,
@@ -280,6 +281,26 @@ def test_the_interpreter_of_a_script_lane_is_shown_too() -> None:
     assert shown(plan, "/opt/node/bin/node")
 
 
+def test_a_script_lanes_interpreter_is_shown_with_its_prefix() -> None:
+    """A Python lane in a virtualenv needs the venv's packages and the base Python's standard
+    library: both live above the interpreter's `bin/`."""
+    venv, base = "/opt/venv", "/opt/python3.11"
+    fs = FakeFs(
+        {**SYSTEM, f"{venv}/bin/mylane": "file", f"{base}/bin/python3.11": "file",
+         f"{base}/lib/python3.11/os.py": "file", f"{venv}/lib/site.py": "file",
+         ROOT + "/README.md": "file"},
+        {**SYSTEM_LINKS, f"{venv}/bin/python": f"{base}/bin/python3.11"},
+        {f"{venv}/bin/mylane": f"{venv}/bin/python"},
+    )  # fmt: skip
+    environ = {**ENVIRON, "PATH": f"{venv}/bin:/usr/bin"}
+    plan = confined(ConfineRequest(GENERIC, "mylane"), fs=fs, environ=environ)
+    for path in (f"{base}/lib/python3.11/os.py", f"{venv}/lib/site.py", f"{venv}/bin/mylane"):
+        assert shown(plan, path), path
+    # ~/.local/bin/python would show ~/.local (other programs' data): its bin/ alone then.
+    assert install_prefix(f"{HOME}/.local/bin/python", HOMES) == f"{HOME}/.local/bin"
+    assert install_prefix(f"{HOME}/bin/python", HOMES) == f"{HOME}/bin"
+
+
 def test_a_lane_not_on_path_is_refused() -> None:
     said = plan_for(ConfineRequest(GENERIC, "nolane"))
     assert isinstance(said, str) and said.startswith("--confine: cannot find the lane 'nolane'")
@@ -329,6 +350,11 @@ def test_allow_read_shows_a_directory_and_covers_the_stores_inside_it() -> None:
         assert not shown(plan, store), store
     assert f"{HOME}/.ssh" in plan.hidden and f"{HOME}/.netrc" in plan.hidden
     assert Op("hide-file", f"{HOME}/.netrc") in plan.layers
+    # The real home replaces the private one; claude's own state stays private (not a
+    # read-only cover-up), and a state dir the real home lacks is left out (no mount point).
+    assert HOME not in plan.writable and f"{HOME}/.claude" in plan.writable
+    assert f"{HOME}/.claude" not in plan.hidden
+    assert f"{HOME}/.config/anthropic" not in plan.writable
 
 
 @pytest.mark.parametrize(

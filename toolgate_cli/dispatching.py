@@ -21,6 +21,7 @@ from dataclasses import replace
 from toolgate_cli import exitcodes
 from toolgate_cli.decision import (
     TREE_LOCK,
+    ConfineOptions,
     DispatchDecision,
     DispatchRequest,
     LockRequest,
@@ -107,9 +108,10 @@ def build_request(params: Mapping[str, object]) -> DispatchRequest:
     """Turn the dispatch options into a DispatchRequest; raise UsageProblem on bad input.
 
     `params` holds what click passes the command: `lane_command` (a tuple of words),
-    `read_only`, `read_shell`, `lock_tree`, `lock_only`, `require_proven` (bools), `mode`
-    ("agent" or "answer"), `cwd`, `caller_root` and `lane_version` (str or None), and the
-    tuples `bash_prefixes`, `pass_flags`, `pass_config`, `pass_env`, `env_pairs`, `unset_env`.
+    `read_only`, `read_shell`, `lock_tree`, `lock_only`, `confine`, `require_proven` (bools),
+    `mode` ("agent" or "answer"), `cwd`, `caller_root` and `lane_version` (str or None), and
+    the tuples `bash_prefixes`, `pass_flags`, `pass_config`, `pass_env`, `env_pairs`,
+    `unset_env`, `allow_read`.
     """
     words = _words(params, "lane_command")
     if params["mode"] not in ("agent", "answer"):
@@ -193,24 +195,38 @@ def with_binary_version(request: DispatchRequest) -> DispatchRequest:
 
 
 def _lock_request(params: Mapping[str, object], mode: Mode) -> LockRequest | None:
-    """`--lock-tree` / `--lock-only` as a LockRequest (None without them); UsageProblem when
-    they are combined with options they contradict."""
+    """`--lock-tree` / `--lock-only` / `--confine` as a LockRequest (None without them);
+    UsageProblem when they are combined with options they contradict."""
     lock_only = bool(params.get("lock_only"))
-    if not (params.get("lock_tree") or lock_only):
+    confine = bool(params.get("confine"))
+    allow_read = _words(params, "allow_read") if "allow_read" in params else ()
+    if allow_read and not confine:
+        raise UsageProblem("--allow-read needs --confine")
+    if not (params.get("lock_tree") or lock_only or confine):
         return None
-    name = "--lock-only" if lock_only else "--lock-tree"
+    name = "--confine" if confine else "--lock-only" if lock_only else "--lock-tree"
     if not params["read_only"]:
         raise UsageProblem(f"{name} needs --read-only")
     if mode == "answer":
         raise UsageProblem(f"{name} with --mode answer: answer mode spawns nothing to lock")
     if lock_only:
-        # Nothing is rewritten, so options that steer the rewrite would be silently ignored.
+        # Nothing is rewritten, so options that steer the rewrite would be silently ignored
+        # (--pass-env also keeps a variable under --confine).
         for key, option in _REWRITE_OPTIONS.items():
-            if params[key]:
+            if params[key] and not (confine and key == "pass_env"):
                 raise UsageProblem(f"{option} has no effect with --lock-only (no rewrite)")
+    for given in allow_read:
+        if not given:
+            raise UsageProblem("--allow-read: empty path")
     from toolgate_cli.sandbox.host import HOST
 
-    return LockRequest(HOST, lane_flags=not lock_only)
+    return LockRequest(
+        HOST,
+        lane_flags=not lock_only,
+        confine=ConfineOptions(tuple(os.path.abspath(path) for path in allow_read))
+        if confine
+        else None,
+    )
 
 
 _REWRITE_OPTIONS = {

@@ -117,6 +117,8 @@ class RewriteOptions:
       Bash command (`--read-shell`); None means no shell at all.
     - `lane_version`: the lane version the rewrite is fitted to (`LaneVersions.fit`); None when
       unknown, and then the rewrite adds only what every supported version has.
+    - `confine`: `--confine`: the lane runs confined, and the rewrite also removes every tool
+      that can send what the lane read anywhere but its model provider (web fetch, web search).
     """
 
     pass_flags: tuple[PassFlag, ...] = ()
@@ -126,6 +128,7 @@ class RewriteOptions:
     caller_root: str | None = None
     read_shell_hook: str | None = None
     lane_version: str | None = None
+    confine: bool = False
 
 
 def pass_flag_specs(

@@ -67,7 +67,7 @@ LANE = KIND = "codex"
 MECHANISM = (
     "--sandbox read-only (codex's own sandbox), --ignore-user-config, --ignore-rules, "
     '--disable hooks, --disable shell_snapshot, -c approval_policy="never"; exec and exec '
-    "review only (review runs as exec review)"
+    'review only (review runs as exec review); under --confine also -c web_search="disabled"'
 )
 RUN_HINT = (
     "codex exec PROMPT, codex exec review or codex review, with a prompt of more than one word"
@@ -196,10 +196,16 @@ def _provider_problem(key: str, raw_value: str) -> str | None:
     return None
 
 
+WEB_SEARCH_KEYS = ("web_search", "tools.web_search")
+"""The config keys that turn codex's web search on: replaced under --confine."""
+
+
 def _config(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
     key = config_key(values[0]) if values else None
     if not key:
         return REFUSE, "not a key=value override"
+    if options.confine and any(key == k or key.startswith(k + ".") for k in WEB_SEARCH_KEYS):
+        return REPLACE, "toolgate turns web search off under --confine"
     rule = _config_rule(key)
     if rule is not None and key.split(".")[0] == "model_providers":
         problem = _provider_problem(key, values[0].partition("=")[2].strip())
@@ -225,6 +231,12 @@ def _output_file(values: tuple[str, ...], options: RewriteOptions) -> tuple[Acti
         REFUSE,
         "codex writes this file even under --sandbox read-only; point it outside the tree",
     )
+
+
+def _search(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
+    if options.confine:
+        return REPLACE, "toolgate turns web search off under --confine"
+    return KEEP, "web search reads the network"
 
 
 _SHARED: tuple[FlagSpec, ...] = (
@@ -259,7 +271,7 @@ TOP_FLAGS = FlagTable(
     (
         *_SHARED,
         FlagSpec(("--ask-for-approval", "-a"), V, STRIP, "exec keeps its own policy, never"),
-        FlagSpec(("--search",), F, KEEP, "web search reads the network"),
+        FlagSpec(("--search",), F, KEEP, "web search reads the network", judge=_search),
         FlagSpec(("--no-alt-screen",), F, KEEP, "terminal display"),
         FlagSpec(("--no-daemon",), F, KEEP, "no shared background server"),
     )
@@ -437,8 +449,22 @@ _FEATURES_TOOLGATE_DISABLES = frozenset(
 )
 """The template's own `--disable X` for these is replaced: toolgate puts exactly one of each."""
 
+CONFINE_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    (
+        "--config",
+        ("-c", 'web_search="disabled"'),
+        "no web search under --confine: its queries would carry what codex read elsewhere",
+    ),
+)
+"""What toolgate adds after `READ_ONLY_FLAGS` under --confine. Measured with 0.171.0: by
+default codex offers the model the provider's hosted `web_search` tool (`external_web_access:
+false`, cached results); with `web_search="disabled"` the request carries no web tool at all.
+Its shell has no network in its read-only sandbox (measured: curl to loopback fails)."""
+
 _ADDED_WORDS = tuple(word for _, words, _ in READ_ONLY_FLAGS for word in words)
 _ADDED_CHANGES = tuple(Change("added", flag, words, why) for flag, words, why in READ_ONLY_FLAGS)
+_CONFINE_WORDS = tuple(word for _, words, _ in CONFINE_FLAGS for word in words)
+_CONFINE_CHANGES = tuple(Change("added", flag, words, why) for flag, words, why in CONFINE_FLAGS)
 
 
 _KNOWN_OPTION_NAMES = frozenset(
@@ -548,10 +574,14 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
         return RewriteRefused(joined_refusals(refusals), tuple(changes), LANE)
 
     changes.extend(_ADDED_CHANGES)
+    added = _ADDED_WORDS
+    if options.confine:
+        changes.extend(_CONFINE_CHANGES)
+        added = (*_ADDED_WORDS, *_CONFINE_WORDS)
     if review_only:
-        new_args = (*top.kept, "exec", *_ADDED_WORDS, "review", *sub.kept)
+        new_args = (*top.kept, "exec", *added, "review", *sub.kept)
     else:
-        new_args = (*top.kept, subcommand, *_ADDED_WORDS, *sub.kept)
+        new_args = (*top.kept, subcommand, *added, *sub.kept)
         if nested == "review":
             new_args = (*new_args, "review", *review.kept)
     return Rewritten(

@@ -273,8 +273,17 @@ class ConfinePlan:
 
     @property
     def writable(self) -> tuple[str, ...]:
-        """The private directories: empty at start, writable, discarded afterwards."""
-        return tuple(op.path for op in self.layers if op.kind == "tmpfs")
+        """The private directories: empty at start, writable, discarded afterwards (not one
+        that a later read-only bind covers, as `--allow-read ~` covers the private HOME)."""
+        return tuple(
+            op.path
+            for index, op in enumerate(self.layers)
+            if op.kind == "tmpfs"
+            and not any(
+                later.kind == "ro" and is_within(op.path, later.path)
+                for later in self.layers[index + 1 :]
+            )
+        )
 
     @property
     def hidden(self) -> tuple[str, ...]:
@@ -459,6 +468,20 @@ def install_dir(path: str, homes: Iterable[str]) -> str:
     return candidate
 
 
+def install_prefix(path: str, homes: Iterable[str]) -> str:
+    """What to show for an interpreter a `#!` line runs: its install prefix (the directory
+    above its `bin/`: a Python's standard library and a virtualenv's packages live there),
+    unless that is too wide (a home or above, `~/.local`, a secret store); else as
+    `install_dir`."""
+    directory = posixpath.dirname(path)
+    prefix = posixpath.dirname(directory)
+    if posixpath.basename(directory) == "bin" and prefix != "/":
+        too_wide = any(is_within(home, prefix) for home in homes) or prefix.endswith("/.local")
+        if not too_wide and store_of(prefix) is None:
+            return prefix
+    return install_dir(path, homes)
+
+
 def build(
     request: ConfineRequest,
     fs: Filesystem,
@@ -523,12 +546,11 @@ def build(
 
     # What the lane runs from (and what toolgate's hook needs): never wider than the file
     # when its directory would be a home or above one.
-    automatic: list[str] = []
     chain = lane_chain(fs, found)
+    automatic = [install_dir(path, homes) for path in chain]
     program = interpreter(fs, chain[-1], search_path)
     if program is not None:
-        chain += lane_chain(fs, program)
-    automatic += [install_dir(path, homes) for path in chain]
+        automatic += [install_prefix(path, homes) for path in lane_chain(fs, program)]
     automatic += [path for path in needs.system if fs.kind(path) != "missing"]
     automatic += list(request.toolgate_paths)
     for name in (*PATH_ENV, *needs.path_env):
@@ -559,14 +581,32 @@ def build(
         layers.append((1, Op("ro", path)))
         layers += [(2, op) for op in stores_inside(path, homes, fs)]
 
-    ordered = sorted(layers, key=lambda item: (_depth(item[1].path), item[0]))
+    ordered = [op for _, op in sorted(layers, key=lambda item: (_depth(item[1].path), item[0]))]
     return ConfinePlan(
         lane=found,
         system=system_ops(fs),
-        layers=tuple(dict.fromkeys(op for _, op in ordered)),
+        layers=_mountable(list(dict.fromkeys(ordered)), fs),
         env_kept=kept,
         env_unset=unset,
     )
+
+
+def _mountable(ordered: list[Op], fs: Filesystem) -> tuple[Op, ...]:
+    """`ordered` without what would fail or do nothing: a private directory that would need a
+    new mount point inside a read-only bind (bwrap cannot create one there; with
+    `--allow-read ~`, a state directory the real home does not have stays absent rather than
+    failing the whole sandbox), and a cover-up of a store that a private directory already
+    hides (claude's own `~/.claude` is private, not a read-only empty one)."""
+    kept: list[Op] = []
+    for op in ordered:
+        covering = next((held for held in reversed(kept) if is_within(op.path, held.path)), None)
+        inside_real = covering is not None and covering.kind == "ro" and covering.path != op.path
+        if op.kind == "tmpfs" and inside_real and fs.kind(op.path) != "dir":
+            continue
+        if op.kind.startswith("hide") and (covering is None or covering.kind != "ro"):
+            continue
+        kept.append(op)
+    return tuple(kept)
 
 
 def _allowed_reads(paths: Iterable[str], fs: Filesystem) -> list[str] | str:

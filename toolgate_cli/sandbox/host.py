@@ -32,6 +32,9 @@ INSTALL = (
 )
 INSTALL_HINT = f"{INSTALL}, or dispatch without --lock-tree"
 
+NAMESPACE_WORDS = ("namespace", "permission", "not permitted", "uid map", "setting up")
+"""What bwrap says when it cannot build namespaces here (rather than a mount it was asked)."""
+
 TRIAL_TIMEOUT = 20
 """Seconds the trial run may take; it takes a few milliseconds."""
 
@@ -98,6 +101,8 @@ class SandboxHost:
             return None
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         detail = said[0] if said else f"exit status {done.returncode}"
+        if not any(word in detail.lower() for word in NAMESPACE_WORDS):
+            return f"{option}: bubblewrap cannot build the sandbox here ({detail})"
         return (
             f"{option}: bubblewrap cannot build the sandbox here ({detail}); it needs user "
             "namespaces (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile "

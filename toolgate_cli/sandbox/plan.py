@@ -65,8 +65,9 @@ if TYPE_CHECKING:
             """What to mount read-only (and with `confine`, all that is visible), or why the
             sandbox cannot be had (one line)."""
 
-        def trial(self, prefix: Sequence[str]) -> str | None:
-            """None when the sandbox these bwrap words build runs here, else why not."""
+        def trial(self, prefix: Sequence[str], option: str = "--lock-tree") -> str | None:
+            """None when the sandbox these bwrap words build runs here, else why not (a line
+            that starts with `option`)."""
 
 
 TOOL = "bubblewrap"
