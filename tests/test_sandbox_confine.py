@@ -7,14 +7,23 @@ tests/e2e/test_confine.py; here the contract is the plan and the words.
 
 from __future__ import annotations
 
+import os
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import pytest
 
+from toolgate_cli.decision import (
+    ConfineOptions,
+    DispatchDecision,
+    DispatchRequest,
+    LockRequest,
+    decide_dispatch,
+)
 from toolgate_cli.lanes import claude, codex
-from toolgate_cli.lanes.base import ConfineNeeds, StateDir
+from toolgate_cli.lanes.base import ConfineNeeds, LaneInvocation, RewriteOptions, StateDir
 from toolgate_cli.sandbox.confine import (
     COMMON_ENV,
     ETC,
@@ -417,3 +426,169 @@ def test_needs_shape_is_plain_data() -> None:
     needs = ConfineNeeds(env=("X_*",), state=(StateDir(("~/.x",), keep=("k",)),))
     plan = confined(ConfineRequest(needs, "claude"))
     assert f"{HOME}/.x" in plan.writable
+
+
+# --- the dispatch decision, confined -----------------------------------------------------------
+class ConfineHost:
+    """The machine side for a confined dispatch: the plan `build` makes on the scripted
+    filesystem, a trial verdict; records what it was asked."""
+
+    def __init__(self, trial_says: str | None = None) -> None:
+        self.trial_says = trial_says
+        self.asked: list[ConfineRequest] = []
+        self.trials: list[str] = []
+
+    def plan(
+        self, caller_root: str, cwd: str, confine: ConfineRequest | None = None
+    ) -> LockPlan | str:
+        assert confine is not None
+        self.asked.append(confine)
+        fs = filesystem({"/usr/bin/mylane": "file", "/usr/bin/codex": "file"})
+        built = build(
+            confine, fs, environ=ENVIRON, homes=HOMES, caller_root=caller_root,
+            read_only=(caller_root,), cwd=cwd,
+        )  # fmt: skip
+        if isinstance(built, str):
+            return built
+        return LockPlan("/usr/bin/bwrap", caller_root, (caller_root,), cwd, confine=built)
+
+    def trial(self, prefix: Sequence[str], option: str = "--lock-tree") -> str | None:
+        self.trials.append(option)
+        return self.trial_says
+
+
+@pytest.fixture
+def real_root(tmp_path: Path) -> str:
+    """A caller root that exists (the verdict looks), resolved."""
+    (tmp_path / "proj").mkdir()
+    return os.path.realpath(tmp_path / "proj")
+
+
+def confined_decision(
+    root: str,
+    command: str,
+    *args: str,
+    host: ConfineHost | None = None,
+    options: RewriteOptions | None = None,
+    lane_flags: bool = True,
+    allow_read: tuple[str, ...] = (),
+    env: Mapping[str, str | None] | None = None,
+    lane_version: str | None = None,
+) -> DispatchDecision:
+    request = DispatchRequest(
+        invocation=LaneInvocation(command, args, env or {}),
+        read_only=True,
+        mode="agent",
+        cwd=root,
+        caller_root=root,
+        options=options or RewriteOptions(),
+        lock=LockRequest(host or ConfineHost(), lane_flags, ConfineOptions(allow_read)),  # type: ignore[arg-type]
+        lane_version=lane_version,
+        version_asked=lane_version is not None,
+    )
+    return decide_dispatch(request)
+
+
+def test_a_confined_claude_holds_three_layers_and_keeps_only_the_allowed_environment(
+    real_root: str,
+) -> None:
+    host = ConfineHost()
+    decision = confined_decision(real_root, "claude", "-p", "review it", host=host)
+    assert decision.ok, decision.refusal
+    assert decision.layers == ("lane-flags", "tree-lock", "confine")
+    assert host.trials == ["--confine"]
+    assert host.asked[0].needs == claude.CONFINE
+    invoke = decision.invoke
+    assert invoke is not None and invoke.command == "/usr/bin/bwrap"
+    separator = invoke.args.index("--")
+    assert invoke.args[separator + 1] == LANE_BIN  # bwrap runs the path the plan showed
+    assert invoke.env == dict.fromkeys(
+        ["AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "SSH_AUTH_SOCK", "TMPDIR"]
+    )
+    document = decision.as_json()
+    confinement = document["confinement"]
+    assert isinstance(confinement, dict)
+    assert real_root in confinement["visible"] and HOME in confinement["writable"]
+    assert confinement["env_kept"] == list(split_env(ENVIRON, claude.CONFINE, ())[0])
+    assert decision.changes[0].flag == "<confine>"
+
+
+def test_confined_claude_has_no_web_tools_and_restricted_only_where_it_exists(
+    real_root: str,
+) -> None:
+    for version, restricted in ((None, False), ("2.1.197", False), ("2.1.332", True)):
+        decision = confined_decision(real_root, "claude", "-p", "review it", lane_version=version)
+        assert decision.invoke is not None
+        args = decision.invoke.args
+        lane_args = args[args.index("--") + 2 :]
+        tools = lane_args[lane_args.index("--tools") + 1]
+        assert "WebFetch" not in tools and "WebSearch" not in tools, tools
+        denied = lane_args[lane_args.index("--disallowedTools") + 1]
+        assert "WebFetch" in denied and "WebSearch" in denied
+        assert ("--restricted" in lane_args) is restricted, (version, lane_args)
+
+
+def test_the_read_shell_keeps_bash_and_asks_for_the_hooks_interpreter(real_root: str) -> None:
+    host = ConfineHost()
+    options = RewriteOptions(read_shell_hook="/usr/bin/python3 -c hook")
+    decision = confined_decision(real_root, "claude", "-p", "x", host=host, options=options)
+    assert decision.invoke is not None
+    assert "Read,Glob,Grep,Bash" in decision.invoke.args
+    assert host.asked[0].read_shell
+
+
+def test_confined_codex_turns_web_search_off_whatever_the_template_says(real_root: str) -> None:
+    for template in (
+        ("exec", "review this"),
+        ("--search", "exec", "review this"),
+        ("exec", "-c", 'web_search="live"', "review this"),
+        ("exec", "-c", "tools.web_search=true", "review this"),
+    ):
+        decision = confined_decision(real_root, "codex", *template)
+        assert decision.ok, (template, decision.refusal)
+        assert decision.invoke is not None
+        words = decision.invoke.args[decision.invoke.args.index("--") + 2 :]
+        assert "--search" not in words
+        settings = [words[i + 1] for i, word in enumerate(words) if word == "-c"]
+        web = [value for value in settings if "web_search" in value]
+        assert web == ['web_search="disabled"'], (template, words)
+
+
+def test_an_unknown_lane_runs_confined_with_the_generic_plan(real_root: str) -> None:
+    host = ConfineHost()
+    decision = confined_decision(real_root, "mylane", "go", host=host)
+    assert decision.ok, decision.refusal
+    assert decision.layers == ("tree-lock", "confine")
+    assert host.asked[0].needs == GENERIC
+
+
+def test_a_plan_that_cannot_be_built_or_tried_refuses_the_dispatch(real_root: str) -> None:
+    decision = confined_decision(real_root, "claude", "-p", "x", allow_read=("/",))
+    assert not decision.ok and decision.invoke is None
+    assert decision.refusal is not None and decision.refusal.startswith("--allow-read /")
+    said = "--confine: bubblewrap cannot build the sandbox here (bwrap: nope)"
+    decision = confined_decision(real_root, "claude", "-p", "x", host=ConfineHost(trial_says=said))
+    assert not decision.ok and decision.refusal == said and decision.confinement is None
+
+
+def test_a_template_setting_a_state_variable_is_refused_when_confined(real_root: str) -> None:
+    decision = confined_decision(
+        real_root, "claude", "-p", "x", env={"ANTHROPIC_CONFIG_DIR": f"{HOME}/.aws"}
+    )
+    assert not decision.ok and "ANTHROPIC_CONFIG_DIR" in (decision.refusal or "")
+
+
+def test_explain_shows_what_the_confined_lane_sees(real_root: str) -> None:
+    from toolgate_cli.commands.explain import render
+    from toolgate_cli.explanation import explain
+
+    decision = confined_decision(real_root, "claude", "-p", "review it")
+    request = DispatchRequest(LaneInvocation("claude", ("-p", "review it")), True, "agent",
+                              real_root, real_root)  # fmt: skip
+    shown = explain(request, decision, real_root)
+    text = render(shown, colour=False, width=100)
+    assert shown.headline == "claude runs read-only and confined"
+    assert "What the confined lane sees" in text
+    for path in (real_root, "/opt/lanes/node_modules", HOME, "ANTHROPIC_API_KEY"):
+        assert path in text, path
+    assert "AWS_SECRET_ACCESS_KEY" not in text.split("What toolgate does")[0]

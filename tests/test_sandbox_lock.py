@@ -199,13 +199,15 @@ class FakeHost:
         self.trial_says = trial_says
         self.calls: list[tuple[object, ...]] = []
 
-    def plan(self, caller_root: str, cwd: str) -> LockPlan | str:
+    def plan(self, caller_root: str, cwd: str, confine: object = None) -> LockPlan | str:
+        assert confine is None, "the lock alone asks for no confinement"
         self.calls.append(("plan", caller_root, cwd))
         if self.plan_says is not None:
             return self.plan_says
         return LockPlan("/usr/bin/bwrap", caller_root, (caller_root,), cwd)
 
-    def trial(self, prefix: Sequence[str]) -> str | None:
+    def trial(self, prefix: Sequence[str], option: str = "--lock-tree") -> str | None:
+        assert option == "--lock-tree"
         self.calls.append(("trial", tuple(prefix)))
         return self.trial_says
 
