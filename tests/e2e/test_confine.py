@@ -459,3 +459,62 @@ def test_without_bwrap_confine_is_refused_and_nothing_runs(tmp_path: Path) -> No
     assert shown.returncode == 3, shown.stderr
     assert "--confine needs bubblewrap" in shown.stderr and "apt-get install" in shown.stderr
     assert not marker.exists()
+
+
+# ---- the sandbox itself ----------------------------------------------------------------------
+PROBE = """\
+for target in "$TREE/written" /written /etc/written /usr/written; do
+  if touch "$target" 2>/dev/null; then echo "wrote $target"; else echo "refused $target"; fi
+done
+for target in "$HOME/written" /tmp/written; do
+  if touch "$target" 2>/dev/null; then echo "wrote $target"; else echo "refused $target"; fi
+done
+tr '\\0' '\\n' < /proc/1/environ | grep -c TOOLGATE_E2E_SECRET || true
+"""
+
+
+def _probe(argv: list[str], tree: Path, env: dict[str, str]) -> str:
+    done = subprocess.run(argv, cwd=tree, env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def test_only_the_private_directories_are_writable(bwrap: Path, tmp_path: Path) -> None:
+    """The confined sandbox as the JSON shows it: the tree, the empty root, /etc and /usr
+    refuse writes, HOME and /tmp take them. The control is the same bwrap argv without
+    `--remount-ro /`, where the empty root takes a file; and the tree lock, whose sandbox's
+    first process still has toolgate's environment."""
+    tree = fresh_tree(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = toolgate_env({"HOME": str(home), SECRET_VARIABLE: ENV_LEAK, "TREE": str(tree)})
+    where = ["--cwd", str(tree), "--caller-root", str(tree)]
+    shown = run_toolgate(
+        ["dispatch", "--read-only", "--confine", "--pass-env", "TREE", "--json", *where,
+         "--", "sh", "-c", PROBE],
+        env={"HOME": str(home), SECRET_VARIABLE: ENV_LEAK, "TREE": str(tree)},
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    invoke = json.loads(shown.stdout)["invoke"]
+    lane_env = {k: v for k, v in env.items() if invoke["env"].get(k, "") is not None}
+    argv = [invoke["command"], *invoke["args"]]
+    confined = _probe(argv, tree, lane_env)
+    assert confined.splitlines() == [
+        f"refused {tree}/written", "refused /written", "refused /etc/written",
+        "refused /usr/written", f"wrote {home}/written", "wrote /tmp/written", "0",
+    ], confined  # fmt: skip
+    assert not (home / "written").exists(), "the private HOME was the real one"
+
+    at = argv.index("--remount-ro", argv.index("--proc"))
+    while argv[at + 1] != "/":  # the root's, not a secret store's cover-up
+        at = argv.index("--remount-ro", at + 1)
+    without = _probe([*argv[:at], *argv[at + 2 :]], tree, lane_env)
+    assert "wrote /written" in without, f"CONTROL: the root took no file: proves nothing\n{without}"
+
+    locked = _probe(
+        toolgate_argv("dispatch", "--read-only", "--lock-tree", "--exec", *where,
+                      "--", "sh", "-c", PROBE),
+        tree, env,
+    )  # fmt: skip
+    assert locked.splitlines()[-1] == "1", f"CONTROL: the lock's pid 1 lacks the secret\n{locked}"
