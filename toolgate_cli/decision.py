@@ -17,6 +17,7 @@ from toolgate_cli.verdict import ReadOnlyRequest, Refused, read_only_verdict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from toolgate_cli.sandbox.confine import ConfineRequest
     from toolgate_cli.sandbox.plan import LockHost
     from toolgate_cli.verdict import Mode
 
@@ -300,20 +301,9 @@ def _confined(
 ) -> DispatchDecision:
     """`invoke` confined: the sandbox the host plans from the lane's needs and the caller's
     allowances, tried once; or the refusal that says why it cannot be built."""
-    from toolgate_cli.sandbox.confine import GENERIC, ConfineRequest
     from toolgate_cli.sandbox.plan import TOOL, wrapper_prefix
 
-    confine = lock.confine or ConfineOptions()
-    lane = LANES.get(base.lane or "")
-    needs = getattr(lane.module, "CONFINE", GENERIC) if lane is not None else GENERIC
-    request = ConfineRequest(
-        needs,
-        invoke.command,
-        pass_env=options.pass_env,
-        allow_read=confine.allow_read,
-        template_env=invoke.env,
-        read_shell=options.read_shell_hook is not None,
-    )
+    request = _confine_request(base.lane, lock, invoke, options)
     plan = lock.host.plan(base.caller_root, base.cwd, request)
     if isinstance(plan, str):
         return replace(base, ok=False, changes=changes, refusal=plan)
@@ -347,6 +337,56 @@ def _confined(
             sandbox.visible, sandbox.writable, sandbox.hidden, sandbox.env_kept
         ),
     )
+
+
+def _confine_request(
+    lane_name: str | None, lock: LockRequest, invoke: LaneInvocation, options: RewriteOptions
+) -> ConfineRequest:
+    """What `--confine` asks the host: the lane's needs (the generic plan for a lane toolgate
+    has none for) and the caller's allowances."""
+    from toolgate_cli.sandbox.confine import GENERIC, ConfineRequest
+
+    lane = LANES.get(lane_name or "")
+    needs = getattr(lane.module, "CONFINE", GENERIC) if lane is not None else GENERIC
+    return ConfineRequest(
+        needs,
+        invoke.command,
+        pass_env=options.pass_env,
+        allow_read=(lock.confine or ConfineOptions()).allow_read,
+        template_env=invoke.env,
+        read_shell=options.read_shell_hook is not None,
+    )
+
+
+def probe_sandbox(
+    request: DispatchRequest,
+) -> tuple[tuple[str, ...], frozenset[str] | None] | None:
+    """The bwrap words `request`'s lane would run under, with `/` as its working directory,
+    and under --confine the names of the environment it keeps (None: all); for running the
+    lane's own binary to ask its version. None when there is no sandbox to build or it cannot
+    be built here (the decision says why)."""
+    lock, invocation = request.lock, request.invocation
+    if lock is None or invocation is None:
+        return None
+    caller_root = os.path.realpath(request.caller_root)
+    verdict = read_only_verdict(ReadOnlyRequest(True, request.mode, request.cwd, caller_root))
+    if isinstance(verdict, Refused):
+        return None
+    from toolgate_cli.sandbox.plan import wrapper_prefix
+
+    # Planned for the lane's own working directory (a `./claude` is found from there), run
+    # from `/`, as the binary's --version always is.
+    if lock.confine is None:
+        plan = lock.host.plan(caller_root, verdict.cwd)
+        if isinstance(plan, str):
+            return None
+        return wrapper_prefix(replace(plan, cwd="/"), invocation.env), None
+    confine = _confine_request(lane_kind(invocation.command), lock, invocation, request.options)
+    plan = lock.host.plan(caller_root, verdict.cwd, confine)
+    if isinstance(plan, str) or plan.confine is None:
+        return None
+    kept = frozenset(plan.confine.env_kept)
+    return wrapper_prefix(replace(plan, cwd="/"), invocation.env), kept
 
 
 def _version_words(version: str | None) -> tuple[str, ...]:

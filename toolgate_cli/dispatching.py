@@ -33,7 +33,7 @@ from toolgate_cli.verdict import git_top_level, one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from toolgate_cli.verdict import Mode
 
@@ -188,10 +188,35 @@ def with_binary_version(request: DispatchRequest) -> DispatchRequest:
     from toolgate_cli.lane_probe import NOT_FOUND, binary_version
 
     cwd = request.cwd if request.cwd is not None else os.getcwd()
-    version = binary_version(invocation.command, cwd, lane.module.version_of)
+    run = _sandboxed_probe(request) if request.lock is not None else None
+    version = binary_version(invocation.command, cwd, lane.module.version_of, run)
     if version == NOT_FOUND:
         return request  # nothing to ask: the exec reports the missing binary (exit 127)
     return replace(request, lane_version=version, version_asked=True)
+
+
+def _sandboxed_probe(
+    request: DispatchRequest,
+) -> Callable[[str, Sequence[str]], str | None]:
+    """A `run` for `binary_version` that asks the binary inside the sandbox its lane will run
+    in (working directory `/`, and under --confine only the environment the lane keeps): the
+    template names the binary, and one in the reviewed tree must not run outside the lock, or
+    unconfined, to say its version (measured: `./claude --version` from the tree ran with
+    toolgate's whole environment and filesystem before the sandbox existed). Built on first
+    use, so a cached version costs no plan; a sandbox that cannot be built answers nothing (the
+    decision then refuses, saying why)."""
+    from toolgate_cli.decision import probe_sandbox
+    from toolgate_cli.lane_probe import run_binary
+
+    def run(path: str, args: Sequence[str]) -> str | None:
+        sandbox = probe_sandbox(request)
+        if sandbox is None:
+            return None
+        prefix, kept = sandbox
+        env = {k: v for k, v in os.environ.items() if k in kept} if kept is not None else None
+        return run_binary(path, args, prefix, env)
+
+    return run
 
 
 def _lock_request(params: Mapping[str, object], mode: Mode) -> LockRequest | None:

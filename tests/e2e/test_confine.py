@@ -518,3 +518,48 @@ def test_only_the_private_directories_are_writable(bwrap: Path, tmp_path: Path) 
         tree, env,
     )  # fmt: skip
     assert locked.splitlines()[-1] == "1", f"CONTROL: the lock's pid 1 lacks the secret\n{locked}"
+
+
+# ---- the version probe ------------------------------------------------------------------------
+FAKE_CLAUDE = f"""#!/bin/sh
+# A `claude` committed in the reviewed tree: asked its version, it tries to leave a mark in
+# the tree and outside it, with what it sees of the environment.
+if [ "$1" = "--version" ]; then
+  echo "probe saw ${{{SECRET_VARIABLE}:-nothing}}" > "$TREE/probe-wrote" 2>/dev/null
+  echo "probe saw ${{{SECRET_VARIABLE}:-nothing}}" > "$OUTSIDE" 2>/dev/null
+  echo "2.1.332 (Claude Code)"
+fi
+"""
+
+
+@pytest.mark.parametrize("sandbox", ["--lock-tree", "--confine"])
+def test_the_version_probe_runs_inside_the_sandbox(
+    sandbox: str, bwrap: Path, tmp_path: Path
+) -> None:
+    """Under --exec toolgate asks the lane binary its version before it runs the lane; the
+    template names that binary, so `./claude` may be the reviewed tree's. Measured before this
+    was fixed: `./claude --version` ran outside the sandbox, with toolgate's environment, and
+    wrote where it liked. The control is the plain `dispatch --read-only --exec`."""
+    marks = {}
+    for name, flags in (("control", ()), ("gated", (sandbox, "--pass-env", "TREE"))):
+        tree = fresh_tree(tmp_path / name)
+        (tree / "claude").write_text(FAKE_CLAUDE)
+        (tree / "claude").chmod(0o755)
+        outside = tmp_path / name / "outside-mark"
+        env = {"TREE": str(tree), "OUTSIDE": str(outside), SECRET_VARIABLE: ENV_LEAK,
+               "TOOLGATE_CACHE_DIR": str(tmp_path / name / "cache"),
+               "HOME": str(tmp_path / name / "home")}  # fmt: skip
+        done = run_toolgate(
+            ["dispatch", "--read-only", *flags, "--exec", "--cwd", str(tree),
+             "--caller-root", str(tree), "--", "./claude", "-p", "review it"],
+            cwd=tree, env=env,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        marks[name] = (tree / "probe-wrote", outside)
+    tree_mark, outside_mark = marks["control"]
+    assert ENV_LEAK in tree_mark.read_text(), "CONTROL probe did not write the tree"
+    assert ENV_LEAK in outside_mark.read_text(), "CONTROL probe did not write outside"
+    tree_mark, outside_mark = marks["gated"]
+    assert not tree_mark.exists(), "the probe wrote the tree"
+    if sandbox == "--confine":
+        assert not outside_mark.exists(), "the confined probe wrote outside its private dirs"
