@@ -9,10 +9,10 @@ and tries.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
 
 from toolgate_cli.lanes import LANES, lane_kind, read_only_invoke
 from toolgate_cli.lanes.base import Change, LaneInvocation, RewriteOptions
+from toolgate_cli.records import field, record, replace
 from toolgate_cli.verdict import ReadOnlyRequest, Refused, read_only_verdict
 
 TYPE_CHECKING = False
@@ -31,7 +31,7 @@ the kernel's read-only mount of the tree, and confinement (the lane sees only th
 what it needs to run, and keeps only an allow list of the environment)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DispatchRequest:
     """Everything `toolgate dispatch` was asked. `invocation` may be None only in answer mode."""
 
@@ -51,7 +51,7 @@ class DispatchRequest:
     """`--require-proven`: refuse a version that is not proven."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LockRequest:
     """`--lock-tree`: run the lane under the kernel lock that `host` plans and tries.
 
@@ -65,14 +65,14 @@ class LockRequest:
     confine: ConfineOptions | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ConfineOptions:
     """`--confine`: what the caller allows beyond the lane's own needs (`--allow-read`)."""
 
     allow_read: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DispatchDecision:
     """The outcome: run `invoke` in `cwd` (ok), or `refusal` (one line, what to do instead).
 
@@ -127,7 +127,7 @@ class DispatchDecision:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Confinement:
     """The JSON `confinement` object: every path shown read-only (`visible`), the private
     directories (`writable`: empty at start, discarded afterwards), the secret stores covered

@@ -25,9 +25,6 @@ to end (tests/e2e); options the rewrite adds only to versions that have them are
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
-
 from toolgate_cli.argv import (
     Action,
     ArgvError,
@@ -62,6 +59,8 @@ from toolgate_cli.lanes.versions import LaneVersions, normal_version
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from toolgate_cli.lanes.drift import HelpSurface
 
 LANE = KIND = "claude"
@@ -390,7 +389,9 @@ def toolgate_settings(hook_command: str | None) -> str:
     if hook_command is not None:
         hook = {"type": "command", "command": hook_command}
         settings["hooks"] = {"PreToolUse": [{"matcher": "*", "hooks": [hook]}]}
-    return json.dumps(settings, separators=(",", ":"))
+    from toolgate_cli.json_text import dumps
+
+    return dumps(settings, compact=True)
 
 
 def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResult:

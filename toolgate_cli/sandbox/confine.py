@@ -30,9 +30,9 @@ The host (`toolgate_cli.sandbox.host`) answers the questions asked here about th
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
 
 from toolgate_cli.lanes.base import ConfineNeeds
+from toolgate_cli.records import record
 from toolgate_cli.verdict import is_within
 
 TYPE_CHECKING = False
@@ -231,7 +231,7 @@ SYSTEM_SECRETS: tuple[str, ...] = (
 """The same for the system: never shown, covered up inside an allowed directory."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Op:
     """One mount of the confined sandbox: `ro` (bind `source` read-only at `path`), `tmpfs` (a
     private empty writable directory), `link` (a symlink at `path` to `source`), `hide-dir` and
@@ -254,7 +254,7 @@ class Op:
         return ("--ro-bind", "/dev/null", self.path)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ConfinePlan:
     """What the confined lane sees. `system` is mounted first, as listed; `layers` after it,
     outer paths before inner ones (so a private HOME does not cover the tree inside it);
@@ -291,7 +291,7 @@ class ConfinePlan:
         return tuple(op.path for op in self.layers if op.kind in ("hide-dir", "hide-file"))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ConfineRequest:
     """What the dispatch asks of confinement: the lane's needs, its command word, the caller's
     `--pass-env` names and `--allow-read` paths, the template's own environment, and paths

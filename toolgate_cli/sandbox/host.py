@@ -13,8 +13,8 @@ import shutil
 import stat
 import subprocess
 import sys
-from dataclasses import replace
 
+from toolgate_cli.records import replace
 from toolgate_cli.sandbox import confine as confinement
 from toolgate_cli.sandbox.mounts import gitdir_of, other_views
 from toolgate_cli.sandbox.plan import LockPlan, unique_outside

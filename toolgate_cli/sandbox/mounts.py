@@ -8,8 +8,8 @@ the lock must cover as well.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
+from toolgate_cli.records import record
 from toolgate_cli.verdict import is_within
 
 TYPE_CHECKING = False
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Mount:
     """One line of /proc/self/mountinfo: the filesystem `device`, the path inside that
     filesystem it shows (`fs_path`), and where it shows it (`mount_point`)."""

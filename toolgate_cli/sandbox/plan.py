@@ -44,8 +44,7 @@ Why each bwrap option (measured with bubblewrap 0.8.0, as root and as a plain us
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from toolgate_cli.records import record
 from toolgate_cli.sandbox.confine import TMP
 from toolgate_cli.verdict import is_within
 
@@ -128,7 +127,7 @@ BWRAP_VALUES: dict[str, int] = {
 """How many values each bwrap option toolgate writes takes (for showing the prefix)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LockPlan:
     """What the lock mounts: `read_only` holds the caller root first, then every other path
     that shows the tree's files (a repository's git dir outside it, another mount of the same
