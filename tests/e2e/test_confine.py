@@ -102,19 +102,32 @@ def _claude_pair(
 ) -> tuple[Leg, Leg]:
     """The control (`dispatch --read-only FLAGS --exec`) and the gated leg (the same with
     `--confine`), side by side, each in its own tree, HOME and stub."""
-    monkeypatch.setenv(SECRET_VARIABLE, ENV_LEAK)  # toolgate's own environment, both legs
-    legs: dict[str, Leg] = {}
+    legs = _claude_legs(script, flags, tmp_path, claude_bin, monkeypatch, env)
+    return legs["control"], legs["gated"]
+
+
+def _claude_legs(
+    script: tuple[ToolCall, ...],
+    flags: tuple[str, ...],
+    tmp_path: Path,
+    claude_bin: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    env: dict[str, str] | None = None,
+    more: dict[str, tuple[str, ...]] | None = None,
+) -> dict[str, Leg]:
+    """`_claude_pair`'s legs, and one more leg for each of `more` (name: extra flags)."""
+    monkeypatch.setenv(SECRET_VARIABLE, ENV_LEAK)  # toolgate's own environment, every leg
+    wanted = {"control": (), "gated": ("--confine",), **(more or {})}
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = {}
-        for name, extra in (("control", ()), ("gated", ("--confine",))):
+        for name, extra in wanted.items():
             parent = tmp_path / name
             parent.mkdir()
             scenario = Scenario(f"confine/{name}", ("-p", PROMPT), (), script,
                                 setup=_claude_setup, env=env or {},
                                 toolgate_flags=(*flags, *extra))  # fmt: skip
             futures[name] = pool.submit(run_leg, scenario, parent, claude_bin, gated=True)
-        legs = {name: future.result() for name, future in futures.items()}
-    return legs["control"], legs["gated"]
+        return {name: future.result() for name, future in futures.items()}
 
 
 @pytest.fixture(scope="session")
@@ -161,7 +174,11 @@ def test_claude_tools_cannot_read_outside_the_tree_or_fetch_under_confine(
     with MitmProxy(leaf, key) as proxy:
         env = {"HTTPS_PROXY": proxy.url, "NO_PROXY": "127.0.0.1,localhost",
                "NODE_EXTRA_CA_CERTS": str(ca)}  # fmt: skip
-        control, gated = _claude_pair(script, (), tmp_path, claude_bin, monkeypatch, env)
+        # "sandbox": fitted to 2.1.197, which has no --restricted, the sandbox alone holds the
+        # file tools (on 2.1.332 --restricted answers them first: "... is outside <tree>").
+        legs = _claude_legs(script, (), tmp_path, claude_bin, monkeypatch, env,
+                            {"sandbox": ("--confine", "--lane-version", "2.1.197")})  # fmt: skip
+        control, gated, sandbox = legs["control"], legs["gated"], legs["sandbox"]
         fetched = [line for host, line in proxy.carried if host == ATTACKER_HOST]
 
     results = control.stub.tool_result_texts()
@@ -186,6 +203,15 @@ def test_claude_tools_cannot_read_outside_the_tree_or_fetch_under_confine(
     assert not offered & {"WebFetch", "WebSearch"}, offered
     assert "No such tool available" in results[-1], results[-1]
     assert not any("/gated/" in path for path in fetched), fetched
+
+    assert sandbox.returncode == 0, sandbox.describe()
+    results = sandbox.stub.tool_result_texts()
+    assert len(results) == len(routes) and SEED_TEXT in results[0], sandbox.describe()
+    everything = _every_request(sandbox)
+    for marker in (READ_LEAK, LINK_LEAK, GREP_LEAK, GLOB_LEAK, ENV_LEAK):
+        assert marker not in everything, f"{marker} reached the model\n{sandbox.describe()}"
+    assert not any("--restricted" in result for result in results), sandbox.describe()
+    assert not any("/sandbox/" in path for path in fetched), fetched
 
 
 # ---- claude --read-shell -----------------------------------------------------------------------
