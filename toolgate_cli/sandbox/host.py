@@ -170,7 +170,8 @@ def homes() -> tuple[str, ...]:
 
 def hook_paths(fs: HostFilesystem) -> tuple[str, ...]:
     """What toolgate's own PreToolUse hook (`--read-shell`) needs inside the sandbox: this
-    Python (its links, its standard library, its shared library) and the toolgate package."""
+    Python (its links, its standard library and installed packages, its shared library) and
+    the toolgate package."""
     import sysconfig
 
     paths = [
@@ -180,7 +181,9 @@ def hook_paths(fs: HostFilesystem) -> tuple[str, ...]:
     config = os.path.join(sys.prefix, "pyvenv.cfg")
     if fs.kind(config) == "file":
         paths.append(config)
-    for name in ("stdlib", "platstdlib"):
+    # The standard library, and the packages installed beside toolgate (what its checker
+    # imports, such as a parser library, lives there).
+    for name in ("stdlib", "platstdlib", "purelib", "platlib"):
         paths.append(sysconfig.get_path(name))
     if sysconfig.get_config_var("Py_ENABLE_SHARED"):
         libdir = str(sysconfig.get_config_var("LIBDIR") or "")
