@@ -343,6 +343,11 @@ def _exec(decision: DispatchDecision) -> int:
     return exitcodes.OK  # pragma: no cover - exec_lane returns only with a test double
 
 
+def refusal_line(refusal: str) -> str:
+    """The one line `dispatch` (and `explain`) write on stderr for a refusal, shortened if long."""
+    return shortened(one_line(f"toolgate: refused: {refusal}"))
+
+
 def _say(line: str) -> None:
     """One line on stderr, shortened if long; never raises for text that is not UTF-8."""
     sys.stderr.write(shortened(one_line(line)) + "\n")

@@ -37,7 +37,6 @@ from tests.conftest import run_toolgate, toolgate_argv, toolgate_env
 from tests.e2e import codex_harness
 from tests.e2e.claude_harness import PROMPT, Context, Leg, Scenario, commit_all, run_leg
 from tests.e2e.codex_harness import exec_template
-from tests.e2e.lanes import LANES_PREFIX
 from tests.e2e.loopback import Answer, RecordingServer
 from tests.e2e.mitm_proxy import ATTACKER_HOST, MitmProxy, make_certificates
 from tests.e2e.stub_anthropic import ToolCall
@@ -416,7 +415,9 @@ def test_an_unknown_lane_under_confine_reads_only_the_tree(bwrap: Path, tmp_path
 
 
 # ---- the JSON and the refusals ---------------------------------------------------------------
-def test_json_shows_what_is_visible_writable_and_kept(bwrap: Path, tmp_path: Path) -> None:
+def test_json_shows_what_is_visible_writable_and_kept(
+    claude_bin: Path, bwrap: Path, tmp_path: Path
+) -> None:
     tree = fresh_tree(tmp_path)
     home = tmp_path / "home"
     plant_secrets(home, tree)
@@ -424,11 +425,8 @@ def test_json_shows_what_is_visible_writable_and_kept(bwrap: Path, tmp_path: Pat
         ["dispatch", "--read-only", "--confine", "--lane-version", "2.1.332", "--json",
          "--cwd", str(tree), "--caller-root", str(tree), "--", "claude", "-p", "review it"],
         env={"HOME": str(home), SECRET_VARIABLE: ENV_LEAK, "ANTHROPIC_API_KEY": "sk-x",
-             "PATH": f"{LANES_PREFIX / 'node_modules' / '.bin'}{os.pathsep}"
-                     f"{os.environ.get('PATH', '')}"},
+             "PATH": f"{claude_bin.parent}{os.pathsep}{os.environ.get('PATH', '')}"},
     )  # fmt: skip
-    if shown.returncode == 3 and "cannot find the lane" in shown.stderr:
-        pytest.skip("claude is not installed in .cache/lanes")
     assert shown.returncode == 0, shown.stderr
     decision = json.loads(shown.stdout)
     assert decision["layers"] == ["lane-flags", "tree-lock", "confine"], decision["layers"]
