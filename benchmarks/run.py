@@ -24,10 +24,11 @@ What it measures (issue 7):
    untimed warm-up round, because an installed package has its bytecode compiled.
 2. In-process throughput: rewrites per second of the pure claude and codex rewrite
    (`read_only_invoke`), commands per second of the shell checker (`check_read_only_command`).
-3. A real run: a one-turn `claude -p` against the loopback stub model (tests/e2e), three ways,
-   interleaved: the rewritten argv run directly, `toolgate dispatch --read-only --exec`, and
-   the same with `--lock-tree`. This is what toolgate costs a lane launch; `--exec` includes
-   reading the lane's version (warm: from toolgate's cache, filled by the warm-up round).
+3. A real run: a one-turn `claude -p` against the loopback stub model (tests/e2e), four ways,
+   interleaved: the rewritten argv run directly, `toolgate dispatch --read-only --exec`, the
+   same with `--lock-tree`, and with `--confine` (its ratio is to the run without it). This is
+   what toolgate costs a lane launch; `--exec` includes reading the lane's version (warm: from
+   toolgate's cache, filled by the warm-up round).
 4. Scaling: argv of 10, 1,000 and 100,000 words through the pure rewrite (several shapes) and
    through the CLI, and command strings of 1 to 100 KB through the shell lexer and checker. Time
    per word and the growth factor between sizes: linear work grows like the input (x100 for 100
@@ -352,10 +353,21 @@ def real_run_commands(
                 runner.label,
             )
         )
+        commands.append(
+            Command(
+                CONFINED_RUN,
+                [*dispatch, "--confine", "--exec", *lane],
+                runner.label,
+            )
+        )
     for command in commands:
         command.env = env
         command.check = _check_real_run
     return commands
+
+
+CONFINED_RUN = "toolgate dispatch --read-only --confine --exec"
+"""The confined run (issue 15): its ratio is to the same dispatch without --confine."""
 
 
 def _pinned(kind: str) -> str:
@@ -388,6 +400,11 @@ def real_run_report(runner: Runner, claude: str, runs: int) -> None:
             f"{_ms(command.cpu)}   ms (wall med, wall min, cpu med)"
         )
     direct = statistics.median(commands[0].wall)
+    unconfined = statistics.median(commands[1].wall)
+    for command in commands:
+        if command.name == CONFINED_RUN:
+            value = statistics.median(command.wall) / unconfined
+            print(f"  {CONFINED_RUN + ' / without --confine':<62} {value:5.2f}x   (no target)")
     for command, target in zip(
         commands[1:], (TARGET_EXEC_VS_DIRECT, TARGET_LOCK_VS_DIRECT), strict=False
     ):

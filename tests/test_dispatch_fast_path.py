@@ -238,7 +238,8 @@ def test_help_and_every_usage_problem_are_left_to_click(args: list[str]) -> None
 def test_the_real_entry_point_takes_the_fast_path_without_importing_click() -> None:
     """Run `python -m toolgate_cli dispatch ...` and ask which modules it loaded: none of the
     ones whose import time benchmarks/run.py measured off this path (click with what it pulls
-    in, rich, shellingham, typing), nor the tree lock's modules, which only --lock-tree needs."""
+    in, rich, shellingham, typing), nor the sandbox's modules, which only --lock-tree and
+    --confine need."""
     probe = (
         "import runpy, sys\n"
         "sys.argv = ['toolgate', 'dispatch', '--read-only', '--', 'claude', '-p', 'x']\n"
@@ -246,7 +247,8 @@ def test_the_real_entry_point_takes_the_fast_path_without_importing_click() -> N
         "    runpy.run_module('toolgate_cli', run_name='__main__')\n"
         "except SystemExit as stop:\n"
         "    off = ('click', 'rich', 'shellingham', 'typing', 'uuid', 'datetime', 'gettext',\n"
-        "           'toolgate_cli.treelock', 'toolgate_cli.treelock_host', 'subprocess')\n"
+        "           'toolgate_cli.sandbox', 'toolgate_cli.sandbox.plan', 'subprocess',\n"
+        "           'toolgate_cli.sandbox.host', 'toolgate_cli.sandbox.confine')\n"
         "    loaded = sorted(m for m in off if m in sys.modules)\n"
         "    sys.stderr.write(f'status={stop.code} loaded={loaded}\\n')\n"
     )

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from tests.conftest import run_toolgate
 from toolgate_cli.commands.lanes import lanes_document
 from toolgate_cli.lanes import LANES, REFUSED_LANES, read_only_invoke
-from toolgate_cli.lanes.base import LaneInvocation
+from toolgate_cli.lanes.base import LaneInvocation, RewriteOptions
 
 
 def test_json_lists_every_lane_and_every_refused_kind():
@@ -46,10 +48,15 @@ def test_what_lanes_lists_is_what_dispatch_does():
     assert "unknown never claims" in unknown.reason
 
 
-def test_each_lanes_mechanism_names_every_flag_its_rewrite_adds():
+@pytest.mark.parametrize(
+    "options",
+    [RewriteOptions(), RewriteOptions(confine=True, lane_version="2.1.332")],
+    ids=["read-only", "confined"],
+)
+def test_each_lanes_mechanism_names_every_flag_its_rewrite_adds(options: RewriteOptions) -> None:
     """The `lanes` text is written by hand; it must not fall behind the flags a rewrite adds."""
     for kind, args in (("claude", ("-p", "two words")), ("codex", ("exec", "two words"))):
-        result = read_only_invoke(LaneInvocation(kind, args))
+        result = read_only_invoke(LaneInvocation(kind, args), options)
         assert result.ok
         mechanism = LANES[kind].mechanism
         for change in result.changes:

@@ -26,6 +26,7 @@ FLAGS: dict[str, str] = {
     "--read-shell": "read_shell",
     "--lock-tree": "lock_tree",
     "--lock-only": "lock_only",
+    "--confine": "confine",
     "--require-proven": "require_proven",
 }
 """Flag options: name -> params key (True when given)."""
@@ -45,6 +46,7 @@ MULTIPLE: dict[str, str] = {
     "--pass-env": "pass_env",
     "--env": "env_pairs",
     "--unset-env": "unset_env",
+    "--allow-read": "allow_read",
 }
 """Repeatable options: name -> params key (a tuple of every value, in order)."""
 

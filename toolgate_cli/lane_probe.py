@@ -20,7 +20,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
 PROBE_TIMEOUT = 15.0
 """Seconds `LANE --version` or `LANE --help` may take (claude 2.1.332 takes ~12 ms)."""
@@ -68,10 +68,17 @@ NOT_FOUND = "<not found>"
 """`binary_version`'s answer when there is no such binary: the exec will say so (exit 127)."""
 
 
-def binary_version(command: str, cwd: str, parse: Callable[[str], str | None]) -> str | None:
+def binary_version(
+    command: str,
+    cwd: str,
+    parse: Callable[[str], str | None],
+    run: Callable[[str, Sequence[str]], str | None] | None = None,
+) -> str | None:
     """The version of the binary `command` names, as `parse` reads its `--version` output;
     None when it cannot be run or understood (such a binary is unproven); `NOT_FOUND` when
-    there is no such binary."""
+    there is no such binary. `run` runs it (default `run_binary`): under `--lock-tree` and
+    `--confine` it runs the binary inside the same sandbox as the lane, since the binary is
+    the template's to name (`./claude` in the reviewed tree, say)."""
     path = resolve_binary(command, cwd)
     key = binary_key(path) if path is not None else None
     if path is None or key is None:
@@ -80,7 +87,7 @@ def binary_version(command: str, cwd: str, parse: Callable[[str], str | None]) -
     if key in cache:
         cached = cache[key]
         return cached if isinstance(cached, str) else None
-    output = run_binary(path, ("--version",))
+    output = (run or run_binary)(path, ("--version",))
     if output is None:
         return None  # not remembered: a time-out may pass
     version = parse(output)
@@ -90,15 +97,21 @@ def binary_version(command: str, cwd: str, parse: Callable[[str], str | None]) -
     return version
 
 
-def run_binary(path: str, args: Sequence[str]) -> str | None:
-    """`path ARGS` run in `/` with no input; its standard output, or None when it could not
-    run, timed out or failed."""
+def run_binary(
+    path: str,
+    args: Sequence[str],
+    prefix: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> str | None:
+    """`path ARGS` run in `/` with no input (after the sandbox words `prefix`, in `env` when
+    given); its standard output, or None when it could not run, timed out or failed."""
     import subprocess
 
     try:
         done = subprocess.run(
-            [path, *args],
+            [*prefix, path, *args],
             cwd="/",
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

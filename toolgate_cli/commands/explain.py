@@ -87,6 +87,8 @@ def render(explanation: Explanation, *, colour: bool, width: int) -> str:
     console, buffer = new_console(colour=colour, width=width)
     _print_headline(console, explanation, colour)
     _print_facts(console, explanation)
+    if explanation.decision.confinement is not None:
+        _print_confinement(console, explanation)
     if explanation.decision.changes:
         _print_changes(console, explanation, width)
     if explanation.command_line is not None:
@@ -146,6 +148,40 @@ def _print_facts(console: Console, explanation: Explanation) -> None:
         )
         facts.add_row("why", Text(escape_text(why), style="red"))
     console.print(Padding(facts, (0, 0, 0, 2), expand=False))
+
+
+_SYSTEM_PREFIXES = ("/usr", "/bin", "/sbin", "/lib", "/etc/", "/sys/")
+"""What the confinement shows of the system (one folded row in explain)."""
+
+
+def _print_confinement(console: Console, explanation: Explanation) -> None:
+    """Under --confine: every path the lane sees, where it may write, what it keeps."""
+    from rich.padding import Padding
+    from rich.table import Table
+    from rich.text import Text
+
+    confinement = explanation.decision.confinement
+    assert confinement is not None  # noqa: S101 - render() checked
+    system = [path for path in confinement.visible if path.startswith(_SYSTEM_PREFIXES)]
+    others = [path for path in confinement.visible if not path.startswith(_SYSTEM_PREFIXES)]
+    rows = (
+        ("system", "read-only", (", ".join(system),) if system else ()),
+        ("visible", "read-only", tuple(others)),
+        ("writable", "private, empty at start, discarded after", confinement.writable),
+        ("hidden", "secret stores covered up", confinement.hidden),
+        ("env kept", "every other variable is unset", confinement.env_kept),
+    )
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="dim", no_wrap=True)
+    table.add_column(overflow="fold")
+    for name, note, paths in rows:
+        if not paths and name == "hidden":
+            continue
+        cell = Text("\n".join(escape_text(path) for path in paths) or "(none)")
+        cell.append(f"\n({note})", style="dim")
+        table.add_row(name, cell)
+    _print_section_title(console, "What the confined lane sees (everything else is absent)")
+    console.print(Padding(table, (0, 0, 0, 2), expand=False))
 
 
 def _print_changes(console: Console, explanation: Explanation, width: int) -> None:

@@ -117,6 +117,8 @@ class RewriteOptions:
       Bash command (`--read-shell`); None means no shell at all.
     - `lane_version`: the lane version the rewrite is fitted to (`LaneVersions.fit`); None when
       unknown, and then the rewrite adds only what every supported version has.
+    - `confine`: `--confine`: the lane runs confined, and the rewrite also removes every tool
+      that can send what the lane read anywhere but its model provider (web fetch, web search).
     """
 
     pass_flags: tuple[PassFlag, ...] = ()
@@ -126,6 +128,7 @@ class RewriteOptions:
     caller_root: str | None = None
     read_shell_hook: str | None = None
     lane_version: str | None = None
+    confine: bool = False
 
 
 def pass_flag_specs(
@@ -407,3 +410,37 @@ def env_changes(
         else:
             changes.append(Change("kept", f"env {name}", words, reason))
     return changes, refusals
+
+
+@record(frozen=True)
+class StateDir:
+    """A directory a lane keeps its own state in, as `--confine` gives it to the lane: fresh,
+    empty, private and writable at the path the lane looks for it, and discarded afterwards.
+    Nothing of the real directory shows but `keep` (its credentials), read-only.
+
+    Why not the real one: it holds the transcripts and prompt history of every other session
+    (claude's `projects/`, codex's `sessions/`), which are other trees' contents."""
+
+    where: tuple[str, ...]
+    """Where it is, the first that applies: `$VAR` or `$VAR/sub` (when VAR is set and not
+    empty in the environment the lane gets) or `~/path` (under HOME)."""
+    keep: tuple[str, ...] = ()
+    """Names inside the real directory shown read-only in the private one, where they exist."""
+
+
+@record(frozen=True)
+class ConfineNeeds:
+    """What a lane needs under `--confine` beyond the caller root, the system (toolgate_cli/
+    sandbox/confine.py) and its own binary: a module's `CONFINE` attribute. A lane without one
+    (any lane run under the lock alone) gets `ConfineNeeds()`: an empty private HOME and temp,
+    the common environment only."""
+
+    env: tuple[str, ...] = ()
+    """Environment variables kept from the caller's environment: names, or `PREFIX*`."""
+    state: tuple[StateDir, ...] = ()
+    system: tuple[str, ...] = ()
+    """Absolute paths outside any home the lane reads when they exist (its system-wide,
+    administrator-owned configuration), shown read-only."""
+    path_env: tuple[str, ...] = ()
+    """Kept variables whose value names a file, directory or socket the lane reads (a CA
+    bundle, a token file): that path is shown read-only."""

@@ -38,11 +38,13 @@ from toolgate_cli.argv import (
 )
 from toolgate_cli.lanes.base import (
     Change,
+    ConfineNeeds,
     LaneInvocation,
     RewriteOptions,
     RewriteRefused,
     RewriteResult,
     Rewritten,
+    StateDir,
     Walk,
     argv_refusal,
     env_changes,
@@ -63,7 +65,7 @@ LANE = KIND = "codex"
 MECHANISM = (
     "--sandbox read-only (codex's own sandbox), --ignore-user-config, --ignore-rules, "
     '--disable hooks, --disable shell_snapshot, -c approval_policy="never"; exec and exec '
-    "review only (review runs as exec review)"
+    'review only (review runs as exec review); under --confine also -c web_search="disabled"'
 )
 RUN_HINT = "codex exec PROMPT, codex exec review or codex review"
 VERSIONS = LaneVersions(oldest_supported="0.171.0", proven=("0.171.0",))
@@ -190,10 +192,16 @@ def _provider_problem(key: str, raw_value: str) -> str | None:
     return None
 
 
+WEB_SEARCH_KEYS = ("web_search", "tools.web_search")
+"""The config keys that turn codex's web search on: replaced under --confine."""
+
+
 def _config(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
     key = config_key(values[0]) if values else None
     if not key:
         return REFUSE, "not a key=value override"
+    if options.confine and any(key == k or key.startswith(k + ".") for k in WEB_SEARCH_KEYS):
+        return REPLACE, "toolgate turns web search off under --confine"
     rule = _config_rule(key)
     if rule is not None and key.split(".")[0] == "model_providers":
         problem = _provider_problem(key, values[0].partition("=")[2].strip())
@@ -219,6 +227,12 @@ def _output_file(values: tuple[str, ...], options: RewriteOptions) -> tuple[Acti
         REFUSE,
         "codex writes this file even under --sandbox read-only; point it outside the tree",
     )
+
+
+def _search(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
+    if options.confine:
+        return REPLACE, "toolgate turns web search off under --confine"
+    return KEEP, "web search reads the network"
 
 
 _SHARED: tuple[FlagSpec, ...] = (
@@ -253,7 +267,7 @@ TOP_FLAGS = FlagTable(
     (
         *_SHARED,
         FlagSpec(("--ask-for-approval", "-a"), V, STRIP, "exec keeps its own policy, never"),
-        FlagSpec(("--search",), F, KEEP, "web search reads the network"),
+        FlagSpec(("--search",), F, KEEP, "web search reads the network", judge=_search),
         FlagSpec(("--no-alt-screen",), F, KEEP, "terminal display"),
         FlagSpec(("--no-daemon",), F, KEEP, "no shared background server"),
     )
@@ -396,6 +410,34 @@ ENV_RULES: tuple[tuple[str, Action, str], ...] = (
     ("RUST_BACKTRACE", KEEP, "diagnostics"),
 )
 
+CONFINE = ConfineNeeds(
+    env=(
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_ORGANIZATION",
+        "OPENAI_PROJECT",
+        "AZURE_OPENAI_API_KEY",
+        "CODEX_API_KEY",
+        "CODEX_ACCESS_TOKEN",
+        "CODEX_HOME",
+        "CODEX_SQLITE_HOME",
+        "CODEX_CA_CERTIFICATE",
+        "RUST_LOG",
+    ),
+    state=(
+        StateDir(("$CODEX_HOME", "~/.codex"), keep=("auth.json",)),
+        StateDir(("$CODEX_SQLITE_HOME",)),
+    ),
+    system=("/etc/codex",),  # the administrator's requirements.toml and managed config
+    path_env=("CODEX_CA_CERTIFICATE",),
+)
+"""What codex needs under --confine (measured with 0.171.0, strace of a run against the stub):
+its key and config-dir variables; CODEX_HOME (sessions of every project, history, logs, its
+state database, the helper binaries it links at start) private and fresh with only `auth.json`
+from the real one; its own bubblewrap sandbox nests inside (as for the lock). A provider the
+template defines with `-c model_providers.NAME={env_key="VAR"}` reads VAR: declare it with
+--pass-env VAR."""
+
 READ_ONLY_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("--sandbox", ("--sandbox", "read-only"), "codex's own sandbox: commands cannot write"),
     (
@@ -423,8 +465,22 @@ _FEATURES_TOOLGATE_DISABLES = frozenset(
 )
 """The template's own `--disable X` for these is replaced: toolgate puts exactly one of each."""
 
+CONFINE_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    (
+        "--config",
+        ("-c", 'web_search="disabled"'),
+        "no web search under --confine: its queries would carry what codex read elsewhere",
+    ),
+)
+"""What toolgate adds after `READ_ONLY_FLAGS` under --confine. Measured with 0.171.0: by
+default codex offers the model the provider's hosted `web_search` tool (`external_web_access:
+false`, cached results); with `web_search="disabled"` the request carries no web tool at all.
+Its shell has no network in its read-only sandbox (measured: curl to loopback fails)."""
+
 _ADDED_WORDS = tuple(word for _, words, _ in READ_ONLY_FLAGS for word in words)
 _ADDED_CHANGES = tuple(Change("added", flag, words, why) for flag, words, why in READ_ONLY_FLAGS)
+_CONFINE_WORDS = tuple(word for _, words, _ in CONFINE_FLAGS for word in words)
+_CONFINE_CHANGES = tuple(Change("added", flag, words, why) for flag, words, why in CONFINE_FLAGS)
 
 
 _KNOWN_OPTION_NAMES = frozenset(
@@ -530,10 +586,14 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
         return RewriteRefused(joined_refusals(refusals), tuple(changes), LANE)
 
     changes.extend(_ADDED_CHANGES)
+    added = _ADDED_WORDS
+    if options.confine:
+        changes.extend(_CONFINE_CHANGES)
+        added = (*_ADDED_WORDS, *_CONFINE_WORDS)
     if review_only:
-        new_args = (*top.kept, "exec", *_ADDED_WORDS, "review", *sub.kept)
+        new_args = (*top.kept, "exec", *added, "review", *sub.kept)
     else:
-        new_args = (*top.kept, subcommand, *_ADDED_WORDS, *sub.kept)
+        new_args = (*top.kept, subcommand, *added, *sub.kept)
         if nested_word == "review":
             new_args = (*new_args, "review", *review.kept)
     return Rewritten(
