@@ -60,7 +60,8 @@ from tests.e2e.lanes import lane_binary  # noqa: E402
 from toolgate_cli.dispatching import hook_command  # noqa: E402
 from toolgate_cli.hook import decide_pretooluse  # noqa: E402
 from toolgate_cli.lanes import LaneInvocation, read_only_invoke  # noqa: E402
-from toolgate_cli.shell import MAX_COMMAND_CHARS, _lex, check_read_only_command  # noqa: E402
+from toolgate_cli.shell import MAX_COMMAND_CHARS, check_read_only_command  # noqa: E402
+from toolgate_cli.shell.words import lex as _lex  # noqa: E402
 
 HOOK_EVENT = {
     "session_id": "benchmark",

@@ -67,10 +67,11 @@ def test_read_only_bash_is_allowed(command: str) -> None:
     ("command", "mentions"),
     [
         ("touch x", "`touch`"),
-        ("echo hi > f", "`>`"),
+        ("echo hi > f", "redirection `> f`"),
         ("git -c core.pager=sh log", "`-c`"),
         ("find . -delete", "`-delete`"),
-        ("ls && rm x", "`&`"),
+        ("ls && rm x", "`rm`"),
+        ("ls | sh", "`sh`"),
         ("sudo ls", "`sudo`"),
     ],
 )
@@ -82,9 +83,9 @@ def test_writing_bash_is_denied_with_the_checker_reason(command: str, mentions: 
 
 
 def test_extra_prefixes_reach_the_checker() -> None:
-    assert decision(decide_pretooluse(bash("jq . x.json")))[0] == "deny"
-    assert decision(decide_pretooluse(bash("jq . x.json"), ["jq"]))[0] == "allow"
-    assert decision(decide_pretooluse(bash("jq . x.json > y"), ["jq"]))[0] == "deny"
+    assert decision(decide_pretooluse(bash("yq . x.json")))[0] == "deny"
+    assert decision(decide_pretooluse(bash("yq . x.json"), ["yq"]))[0] == "allow"
+    assert decision(decide_pretooluse(bash("yq . x.json > y"), ["yq"]))[0] == "deny"
 
 
 def test_background_bash_is_denied() -> None:
@@ -201,22 +202,33 @@ def test_a_large_but_bounded_event_is_decided() -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "prefixes"),
+    ("args", "parsed"),
     [
-        ([], []),
-        (["--allow-bash-prefix", "jq"], ["jq"]),
-        (["--allow-bash-prefix=jq", "--allow-bash-prefix", "git fetch"], ["jq", "git fetch"]),
+        ([], ([], None)),
+        (["--allow-bash-prefix", "yq"], (["yq"], None)),
+        (
+            ["--allow-bash-prefix=yq", "--allow-bash-prefix", "git shortlog"],
+            (["yq", "git shortlog"], None),
+        ),
+        (["--caller-root", "/repo", "--allow-bash-prefix=yq"], (["yq"], "/repo")),
+        (["--caller-root=/a=b"], ([], "/a=b")),
         (["--help"], None),
         (["-h"], None),
         (["--allow-bash-prefix"], None),
         (["--allow-bash-prefix", "sudo"], None),
+        (["--allow-bash-prefix", "git fetch"], None),
         (["--allow-bash-prefix=git"], None),
+        (["--caller-root"], None),
+        (["--caller-root", "relative/dir"], None),
+        (["--caller-root", "/a", "--caller-root", "/b"], None),
         (["--unknown"], None),
         (["extra"], None),
     ],
 )
-def test_fast_path_arguments(args: list[str], prefixes: list[str] | None) -> None:
-    assert parse_fast_path_args(args) == prefixes
+def test_fast_path_arguments(
+    args: list[str], parsed: tuple[list[str], str | None] | None
+) -> None:
+    assert parse_fast_path_args(args) == parsed
 
 
 def test_run_pretooluse_writes_one_json_line() -> None:
@@ -269,9 +281,11 @@ def test_an_unwritable_stdout_exits_with_the_blocking_status(
         (bash("git -c core.pager=sh log"), [], "deny"),
         (bash("find . -delete"), [], "deny"),
         (bash("ls && rm x"), [], "deny"),
-        (bash("jq . x.json"), ["--allow-bash-prefix", "jq"], "allow"),
-        (bash("jq . x.json"), ["--allow-bash-prefix=jq"], "allow"),
-        (bash("jq . x.json"), [], "deny"),
+        (bash("yq . x.json"), ["--allow-bash-prefix", "yq"], "allow"),
+        (bash("yq . x.json"), ["--allow-bash-prefix=yq"], "allow"),
+        (bash("yq . x.json"), [], "deny"),
+        (bash("git log --oneline | head -3"), [], "allow"),
+        (bash("git status && touch x"), [], "deny"),
         (event("Read", {"file_path": "/repo/README.md"}), [], "allow"),
         (event("Edit", {"file_path": "/repo/README.md"}), [], "deny"),
         (event("mcp__x__y", {}), [], "deny"),
