@@ -225,9 +225,7 @@ def test_a_large_but_bounded_event_is_decided() -> None:
         (["extra"], None),
     ],
 )
-def test_fast_path_arguments(
-    args: list[str], parsed: tuple[list[str], str | None] | None
-) -> None:
+def test_fast_path_arguments(args: list[str], parsed: tuple[list[str], str | None] | None) -> None:
     assert parse_fast_path_args(args) == parsed
 
 

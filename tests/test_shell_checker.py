@@ -374,7 +374,7 @@ REFUSED: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("jq . x > y", "operator", "a caller prefix does not admit redirection", ("jq",)),
     ("/usr/bin/find . -delete", "argument", "rules follow the base name", ("/usr/bin/find",)),
     ("git shortlog --upload-pack=x", "argument", "runs a program", ("git shortlog",)),
-    ("git -c x=y shortlog", "argument", "caller git prefixes keep the global rule", ("git shortlog",)),
+    ("git -c x=y shortlog", "argument", "caller git prefixes keep the -c rule", ("git shortlog",)),
     ("find . -delete", "argument", "a longer caller prefix keeps the rules", ("find .",)),
     ("sed -i s/a/b/ f", "argument", "a caller prefix keeps the sed rule", ("sed -i",)),
 ]

@@ -207,19 +207,28 @@ def _collect(node: Node, pieces: _Pieces) -> ShellVerdict | None:
 
 
 def _collect_redirected(node: Node, pieces: _Pieces) -> ShellVerdict | None:
-    commands = 0
+    """A statement with redirections. tree-sitter-bash reads `a | b 2>/dev/null` as the
+    redirection of the whole pipeline (or list); bash gives it to the last command. Only the
+    flat order of the pieces is kept (`_cover` attaches a redirection to the command before it,
+    as bash does), so either reading leads to the same check."""
+    bodies = 0
     for child in node.children:
         if child.type == "command":
             refusal = _screen_command(child)
             if refusal is not None:
                 return refusal
             pieces.add(child, "command")
-            commands += 1
+            bodies += 1
+        elif child.type in ("pipeline", "list"):
+            refusal = _collect(child, pieces)
+            if refusal is not None:
+                return refusal
+            bodies += 1
         elif child.type == "file_redirect":
             pieces.add(child, "redirect")
         else:
             return _node_refusal(child)
-    if commands != 1:
+    if bodies != 1:
         return refuse("operator", "a redirection without its command refused")
     return None
 
