@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +103,28 @@ def test_help_has_an_example_and_the_codes() -> None:
     group = run_toolgate(["hook", "--help"])
     assert group.returncode == 0
     assert "Example" in group.stdout
+
+
+def test_a_compound_is_shown_with_its_operators_and_redirections() -> None:
+    result = run_toolgate(["check-command", "--", "git log --format='%h %s' 2>/dev/null | head -3"])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "allowed: git log '--format=%h %s' 2>/dev/null | head -3\n"
+
+
+def test_cd_and_globs_are_judged_in_the_working_directory(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "trap").mkdir()
+    (tmp_path / "trap" / "-delete").write_text("x")
+    root = ["--caller-root", str(tmp_path)]
+    ok = run_toolgate(["check-command", *root, "--", "cd src && ls *"], cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout == "allowed: cd src && ls '*'\n"
+    no_root = run_toolgate(["check-command", "--", "cd src && ls"], cwd=tmp_path)
+    assert no_root.returncode == 1 and "--caller-root" in no_root.stderr
+    trap = run_toolgate(["check-command", *root, "--json", "--", "cd trap; ls *"], cwd=tmp_path)
+    verdict = json.loads(trap.stdout)
+    assert trap.returncode == 1 and verdict["code"] == "glob"
+    assert [part["allowed"] for part in verdict["parts"]] == [True, False]
+    assert "`-delete`" in verdict["parts"][1]["message"]
+    relative = run_toolgate(["check-command", "--caller-root", "rel", "--", "ls"])
+    assert relative.returncode == 2

@@ -39,15 +39,18 @@ def allow_bash_prefix_option(function: F) -> F:
 
 
 def validate_caller_root(
-    ctx: click.Context, param: click.Parameter, value: str | None
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
 ) -> str | None:
     from toolgate_cli.hook_main import caller_root_problem
 
-    if value is not None:
+    if len(values) > 1:
+        # Refused, not "the last one wins": a hook command line naming two roots is a mistake.
+        raise click.BadParameter("give it once", ctx=ctx, param=param)
+    for value in values:
         problem = caller_root_problem(value)
         if problem is not None:
             raise click.BadParameter(problem, ctx=ctx, param=param)
-    return value
+    return values[0] if values else None
 
 
 def caller_root_option(function: F) -> F:
@@ -56,7 +59,7 @@ def caller_root_option(function: F) -> F:
         "--caller-root",
         "caller_root",
         metavar="DIR",
-        default=None,
+        multiple=True,
         callback=validate_caller_root,
         help="The tree being protected (absolute): admit `cd DIR` into it, and git only where it "
         "finds this tree's repository (not a nested one). Without it, `cd` is refused.",
