@@ -178,58 +178,44 @@ def _screen_command(node: Node) -> ShellVerdict | None:
     return None
 
 
-def _collect(node: Node, pieces: _Pieces) -> ShellVerdict | None:
-    """Add the pieces of a program, list or pipeline node; the refusal of the first node kind
-    that is not admitted, or None."""
-    for child in node.children:
-        kind = child.type
-        if not child.is_named:
-            if kind in OPERATORS:
+def _collect(root: Node, pieces: _Pieces) -> ShellVerdict | None:
+    """Add the pieces of a program; the refusal of the first node kind that is not admitted, or
+    None. Iterative: a chain of thousands of `&&` nests as deep, which recursion would not
+    survive (the order found does not matter, `_cover` sorts the pieces)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        redirected = node.type == "redirected_statement"
+        bodies = 0
+        for child in node.children:
+            kind = child.type
+            if not child.is_named:
+                if redirected or kind not in OPERATORS:
+                    if kind != "\n" or redirected:
+                        return _token_refusal(kind)
+                    continue
                 pieces.add(child, kind)
-            elif kind != "\n":
-                return _token_refusal(kind)
-        elif kind in ("list", "pipeline"):
-            refusal = _collect(child, pieces)
-            if refusal is not None:
-                return refusal
-        elif kind == "command":
-            refusal = _screen_command(child)
-            if refusal is not None:
-                return refusal
-            pieces.add(child, "command")
-        elif kind == "redirected_statement":
-            refusal = _collect_redirected(child, pieces)
-            if refusal is not None:
-                return refusal
-        else:
-            return _node_refusal(child)
-    return None
-
-
-def _collect_redirected(node: Node, pieces: _Pieces) -> ShellVerdict | None:
-    """A statement with redirections. tree-sitter-bash reads `a | b 2>/dev/null` as the
-    redirection of the whole pipeline (or list); bash gives it to the last command. Only the
-    flat order of the pieces is kept (`_cover` attaches a redirection to the command before it,
-    as bash does), so either reading leads to the same check."""
-    bodies = 0
-    for child in node.children:
-        if child.type == "command":
-            refusal = _screen_command(child)
-            if refusal is not None:
-                return refusal
-            pieces.add(child, "command")
-            bodies += 1
-        elif child.type in ("pipeline", "list"):
-            refusal = _collect(child, pieces)
-            if refusal is not None:
-                return refusal
-            bodies += 1
-        elif child.type == "file_redirect":
-            pieces.add(child, "redirect")
-        else:
-            return _node_refusal(child)
-    if bodies != 1:
-        return refuse("operator", "a redirection without its command refused")
+            elif kind in ("list", "pipeline"):
+                stack.append(child)
+                bodies += 1
+            elif kind == "command":
+                refusal = _screen_command(child)
+                if refusal is not None:
+                    return refusal
+                pieces.add(child, "command")
+                bodies += 1
+            elif kind == "redirected_statement" and not redirected:
+                stack.append(child)
+            elif kind == "file_redirect" and redirected:
+                # tree-sitter-bash reads `a | b 2>/dev/null` as the redirection of the whole
+                # pipeline (or list); bash gives it to the last command. Only the flat order
+                # of the pieces is kept (`_cover` attaches a redirection to the command
+                # before it, as bash does), so either reading leads to the same check.
+                pieces.add(child, "redirect")
+            else:
+                return _node_refusal(child)
+        if redirected and bodies != 1:
+            return refuse("operator", "a redirection without its command refused")
     return None
 
 
