@@ -122,6 +122,7 @@ REFUSED = [
     ("ls | uniq a b", "argument", "uniq writes its second operand"),
     ("ls 2>/dev/null -la", "operator", "a word after a redirection: the grammar reads it apart"),
     (" | ".join(["ls"] * 40), "too-long", "too many parts"),
+    ("ls || " * 2700 + "ls", "too-long", "a chain nested thousands deep is refused, not a crash"),
 ]
 
 

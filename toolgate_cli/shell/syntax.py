@@ -190,11 +190,10 @@ def _collect(root: Node, pieces: _Pieces) -> ShellVerdict | None:
         for child in node.children:
             kind = child.type
             if not child.is_named:
-                if redirected or kind not in OPERATORS:
-                    if kind != "\n" or redirected:
-                        return _token_refusal(kind)
-                    continue
-                pieces.add(child, kind)
+                if not redirected and kind in OPERATORS:
+                    pieces.add(child, kind)
+                elif redirected or kind != "\n":
+                    return _token_refusal(kind)
             elif kind in ("list", "pipeline"):
                 stack.append(child)
                 bodies += 1
