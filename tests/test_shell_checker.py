@@ -17,7 +17,11 @@ from toolgate_cli.shell import (
     GIT_FORBIDDEN_ARGUMENTS,
     GIT_GLOBAL_OPTIONS_ALLOWED,
     GIT_GLOBAL_OPTIONS_REFUSED,
+    GIT_NETWORK_ARGUMENTS,
+    GIT_NETWORK_FORMS,
+    GIT_NETWORK_SUBCOMMANDS,
     MAX_COMMAND_CHARS,
+    NETWORK_COMMANDS,
     NEVER_COMMANDS,
     READ_BASH_PREFIXES,
     REFUSAL_CODES,
@@ -510,6 +514,63 @@ def test_never_commands_are_refused_even_as_caller_prefixes(name: str) -> None:
     _assert_one_line_refusal(verdict)
     assert verdict.code == "wrapper"
     assert prefix_problem(name) is not None
+
+
+@pytest.mark.parametrize("name", list(NETWORK_COMMANDS))
+def test_network_programs_are_refused_even_as_caller_prefixes(name: str) -> None:
+    verdict = check_read_only_command(f"{name} http://127.0.0.1/x", extra_prefixes=[name])
+    _assert_one_line_refusal(verdict)
+    assert verdict.code == "network"
+    assert NETWORK_COMMANDS[name] in verdict.message
+    problem = prefix_problem(name)
+    assert problem is not None and NETWORK_COMMANDS[name] in problem
+
+
+@pytest.mark.parametrize("subcommand", list(GIT_NETWORK_SUBCOMMANDS))
+def test_git_network_subcommands_are_refused_even_as_caller_prefixes(subcommand: str) -> None:
+    prefix = f"git {subcommand}"
+    for command in (
+        f"{prefix} origin",
+        f"git --no-pager {subcommand}",
+        f"git {subcommand.upper()}",
+    ):
+        verdict = check_read_only_command(command, extra_prefixes=[prefix])
+        _assert_one_line_refusal(verdict)
+        assert verdict.code == "network", command
+        assert GIT_NETWORK_SUBCOMMANDS[subcommand] in verdict.message
+    assert prefix_problem(prefix) is not None
+
+
+@pytest.mark.parametrize(
+    ("subcommand", "action"),
+    [(sub, action) for sub, forms in GIT_NETWORK_FORMS.items() for action in forms],
+)
+def test_git_network_forms_are_refused_under_a_caller_prefix(subcommand: str, action: str) -> None:
+    extra = "-a" if action == "set-head" else ""
+    command = f"git {subcommand} {action} origin {extra}".strip()
+    verdict = check_read_only_command(command, extra_prefixes=[f"git {subcommand}"])
+    assert verdict.code == "network", verdict.message
+    assert GIT_NETWORK_FORMS[subcommand][action] in verdict.message
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["git remote -v", "git remote show -n origin", "git remote set-head origin main",
+     "git submodule status", "git archive HEAD"],
+)  # fmt: skip
+def test_local_forms_of_network_subcommands_stay_admitted_under_a_prefix(command: str) -> None:
+    prefix = " ".join(command.split(" ")[:2])
+    assert check_read_only_command(command, extra_prefixes=[prefix]).ok
+
+
+def test_every_network_argument_is_refused() -> None:
+    for subcommand, table in GIT_NETWORK_ARGUMENTS.items():
+        for key, reason in table.items():
+            for spelled in (f"{key}=host:x", key[:-1] + "=host:x"):
+                verdict = check_read_only_command(
+                    f"git {subcommand} {spelled} HEAD", extra_prefixes=[f"git {subcommand}"]
+                )
+                assert verdict.code == "network" and reason in verdict.message, spelled
 
 
 @pytest.mark.parametrize(
