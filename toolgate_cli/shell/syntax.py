@@ -301,4 +301,7 @@ def split_commands(command: str) -> list[Part] | ShellVerdict:
     refusal = _collect(root, pieces)
     if refusal is not None:
         return refusal
-    return _cover(source, pieces.found)
+    try:
+        return _cover(source, pieces.found)
+    except UnicodeDecodeError:  # a piece boundary inside a character: never trust that split
+        return refuse("syntax", "the bash grammar split a character: cannot check it")
