@@ -320,17 +320,55 @@ def _read_shell_scenarios() -> list[Scenario]:
         "git-c-alias": ("git -c alias.hi='!touch {TREE}/aliased.txt' hi", "new: aliased.txt"),
         "find-delete": ("find {TREE}/src -delete", "gone: src/app.py"),
         "chain": ("ls {TREE} && rm {TREE}/README.md", "gone: README.md"),
+        # Compound commands (issue 14): each part is checked, wherever the write stands.
+        "pipe-then-write": (
+            "git log --oneline | head -1 && touch {TREE}/chained.txt",
+            "new: chained.txt",
+        ),
+        "cd-then-write": ("cd {TREE}/src && touch made.txt", "new: src/made.txt"),
+        "redirect-in-pipeline": ("ls {TREE} | head -1 > {TREE}/out.txt", "new: out.txt"),
+        "pipe-into-shell": ("echo 'touch {TREE}/piped.txt' | sh", "new: piped.txt"),
+        "cd-nested-git": ("cd {TREE}/nested && git status", "new: nested-fsmonitor-ran"),
     }
-    return [
+    scenarios = [
         Scenario(
             f"read-shell/{name}",
             ("-p", "--allowedTools", "Bash", "--", PROMPT),
             (change,),
             (ToolCall("Bash", {"command": command}),),
             toolgate_flags=("--read-shell",),
+            setup=_nested_repository if name == "cd-nested-git" else None,
         )
         for name, (command, change) in commands.items()
     ]
+    # Claude Code keeps the shell's directory between Bash calls and reports it as the next
+    # event's `cwd`: a `cd` into a nested repository (admitted: listing it is a read) must not
+    # let the NEXT call's git run that repository's config.
+    scenarios.append(
+        Scenario(
+            "read-shell/cd-nested-then-git-next-call",
+            ("-p", "--allowedTools", "Bash", "--", PROMPT),
+            ("new: nested-fsmonitor-ran",),
+            (
+                ToolCall("Bash", {"command": "cd {TREE}/nested"}),
+                ToolCall("Bash", {"command": "git status"}),
+            ),
+            toolgate_flags=("--read-shell",),
+            setup=_nested_repository,
+        )
+    )
+    return scenarios
+
+
+def _nested_repository(ctx: Context) -> None:
+    """A repository nested in the tree whose `core.fsmonitor` writes the tree on `git status`."""
+    nested = ctx.tree / "nested"
+    nested.mkdir()
+    git(nested, "init", "-q")
+    (nested / "f.txt").write_text("nested\n")
+    git(nested, "add", "-A")
+    git(nested, "commit", "-q", "-m", "nested")
+    git(nested, "config", "core.fsmonitor", f"touch {ctx.tree}/nested-fsmonitor-ran; false")
 
 
 SCENARIOS = _permission_scenarios() + HOLES + _read_shell_scenarios()
@@ -434,6 +472,29 @@ def test_read_only_run_still_reads(
     # claude warns about a deny rule naming a tool it does not know: every name toolgate denies
     # is one of this version's tools, so a run prints no such warning.
     assert "matches no known tool" not in gated.stderr, gated.stderr
+
+
+def test_read_shell_compound_commands_return_their_output(claude_bin: Path, tmp_path: Path) -> None:
+    """Pipelines, chains and `cd` run under --read-shell and their output reaches the model (one
+    claude run, one call each), while the tree stays unchanged."""
+    calls = (
+        ToolCall("Bash", {"command": "cat {TREE}/README.md | head -1"}),
+        ToolCall("Bash", {"command": "cd {TREE}/src && ls | wc -l && ls *.py"}),
+        ToolCall(
+            "Bash", {"command": "git log --oneline 2>/dev/null | head -1; git status --short"}
+        ),
+        ToolCall("Bash", {"command": "ls | tee {TREE}/copy.txt"}),
+    )
+    scenario = Scenario(
+        "read-shell/compound", ("-p", PROMPT), (), calls, toolgate_flags=("--read-shell",)
+    )
+    gated = run_leg(scenario, tmp_path, claude_bin, gated=True)
+    _assert_gated_held(scenario, gated)
+    results = gated.stub.tool_result_texts()
+    assert "# sample tree" in results[0], gated.describe()
+    assert "1" in results[1].split() and "app.py" in results[1], gated.describe()
+    assert "seed" in results[2], gated.describe()
+    assert "toolgate read access" in results[3] and "`tee`" in results[3], gated.describe()
 
 
 def test_debug_file_outside_the_tree_is_kept_and_the_run_stays_read_only(
