@@ -56,7 +56,7 @@ from toolgate_cli.lanes.base import (
 )
 
 LANE = "claude"
-VERSIONS_PROVEN = ("2.1.197",)
+VERSIONS_PROVEN = ("2.1.332",)
 
 READ_ONLY_TOOLS: tuple[str, ...] = ("Read", "Glob", "Grep", "WebFetch", "WebSearch")
 """Claude Code's built-in tools that read the tree or the network and change nothing.
