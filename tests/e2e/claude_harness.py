@@ -25,10 +25,14 @@ from tests.conftest import toolgate_argv, toolgate_env
 from tests.e2e.stub_anthropic import StubAnthropic, ToolCall, claude_env, scrubbed_environ
 from tests.e2e.tree import changes, fresh_tree, git, snapshot
 
-READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep", "WebFetch", "WebSearch"})
-"""What the model may be offered under toolgate: measured with 2.1.197, `--tools` with these
-five offers exactly these five (and `--json-schema` would add StructuredOutput; no scenario
-here uses it)."""
+READ_ONLY_TOOLS = frozenset(
+    {"Read", "Glob", "Grep", "WebFetch", "WebSearch", "DeferredToolPlaceholder"}
+)
+"""What the model may be offered under toolgate: measured with 2.1.332, `--tools` with the five
+read tools offers those five plus `DeferredToolPlaceholder`, an empty tool with
+`defer_loading: true` that claude adds to every request ("keeps deferred tool loading active;
+never call this tool"); a call of it is answered `No such tool available` (the
+tool/deferred-* scenarios). `--json-schema` would add StructuredOutput; no scenario uses it."""
 
 RUN_TIMEOUT = 60
 """Seconds one claude run may take; a run against the stub takes 1-3 s."""

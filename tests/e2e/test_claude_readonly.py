@@ -148,18 +148,23 @@ def _project_slash(path: str) -> Setup:
     return setup
 
 
-def _fsmonitor_in(where: str) -> Setup:
-    """A `core.fsmonitor` that writes the tree: git runs it at `git status`, and claude runs
-    `git status` at start to describe the repository (measured with 2.1.197)."""
-
-    def setup(ctx: Context) -> None:
-        program = f"touch {ctx.tree}/fsmonitor-ran; false"
-        if where == "repository":
-            git(ctx.tree, "config", "core.fsmonitor", program)
-        else:
-            (ctx.home / ".gitconfig").write_text(f"[core]\n\tfsmonitor = {program}\n")
-
-    return setup
+def _user_filter_driver(ctx: Context) -> None:
+    """The tree's `.gitattributes` names a filter driver that the user's `~/.gitconfig` defines
+    (as git-lfs does for `filter=lfs`). git runs a driver's `clean` program when `git status`
+    re-reads a file whose stat changed, and claude runs `git status` at start to describe the
+    repository. Measured with 2.1.332: claude clears `core.fsmonitor`, the hooks and every
+    filter driver named in the repository's own config (`git config --local --includes`) for
+    its git calls, so the tree's `.git/config` no longer runs anything; a driver from the
+    user's config still does."""
+    (ctx.tree / ".gitattributes").write_text("*.md filter=review\n")
+    commit_all(ctx.tree, "attributes")
+    driver = ctx.home / "filter.sh"
+    driver.write_text(f"#!/bin/sh\ntouch {ctx.tree}/filter-ran\nexec cat\n")
+    driver.chmod(0o755)
+    (ctx.home / ".gitconfig").write_text(f'[filter "review"]\n\tclean = {driver}\n')
+    # A changed mtime makes `git status` re-read README.md through the driver.
+    stat = (ctx.tree / "README.md").stat()
+    os.utime(ctx.tree / "README.md", ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000_000))
 
 
 def _plugin(ctx: Context) -> None:
@@ -239,20 +244,20 @@ HOLES = [
     Scenario("hooks/user-settings.json", ("-p", PROMPT), HOOK_CHANGES, READ, setup=_user_hooks),
     Scenario("apiKeyHelper/project", ("-p", PROMPT), ("new: helper-ran",), READ,
              setup=_project_api_key_helper),
-    # Git configuration: claude's own `git status` at start runs a core.fsmonitor program from
-    # the tree's .git/config or the user's ~/.gitconfig.
-    Scenario("git-config/repository-fsmonitor", ("-p", PROMPT), ("new: fsmonitor-ran",), READ,
-             setup=_fsmonitor_in("repository")),
-    Scenario("git-config/user-fsmonitor", ("-p", PROMPT), ("new: fsmonitor-ran",), READ,
-             setup=_fsmonitor_in("user")),
+    # Git configuration: claude's own `git status` at start runs the programs git config names
+    # (with 2.1.197 a core.fsmonitor from the tree's .git/config or ~/.gitconfig; 2.1.332 clears
+    # those and the repository's filter drivers, but a filter driver from ~/.gitconfig runs).
+    Scenario("git-config/user-filter-driver", ("-p", PROMPT), ("new: filter-ran",), READ,
+             setup=_user_filter_driver),
     Scenario("slash/project-command", ("-p", "/x"), ("new: slash-ran",),
              setup=_project_slash(".claude/commands/x.md")),
     Scenario("slash/project-skill", ("-p", "/x"), ("new: slash-ran",),
              setup=_project_slash(".claude/skills/x/SKILL.md")),
     # Built-in slash commands run from the prompt under -p, before any model turn; `/config`
-    # with some keys writes the tree's .claude/settings.local.json (measured with 2.1.197:
-    # outputStyle, reduceMotion, tips), from the argv prompt or from stdin.
-    Scenario("slash/builtin-config", ("-p", "/config tips=false"),
+    # with some keys writes the tree's .claude/settings.local.json (measured: outputStyle with
+    # 2.1.332, which writes tips and reduceMotion to ~/.claude/settings.json instead; all
+    # three with 2.1.197), from the argv prompt or from stdin.
+    Scenario("slash/builtin-config", ("-p", "/config outputStyle=Explanatory"),
              ("new: .claude/settings.local.json",)),
     Scenario("slash/builtin-config-stdin", ("-p",), ("new: .claude/settings.local.json",),
              stdin="/config outputStyle=Learning\n"),
