@@ -10,6 +10,10 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
+TEST_CACHE_DIR = REPO_ROOT / ".cache" / "toolgate-test-cache"
+"""Where the toolgate the tests run keeps its lane-version cache (`TOOLGATE_CACHE_DIR`), so no
+test reads or writes the user's own; a test about the cache gives its own directory."""
+
 
 def toolgate_argv(*args: str) -> list[str]:
     """argv that runs this checkout's toolgate (needs `toolgate_env()` for PYTHONPATH)."""
@@ -20,6 +24,7 @@ def toolgate_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     """The current environment plus PYTHONPATH pointing at this checkout."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    env.setdefault("TOOLGATE_CACHE_DIR", str(TEST_CACHE_DIR))
     env.pop("NO_COLOR", None)
     if extra:
         env.update(extra)

@@ -27,10 +27,19 @@ from tests.lane_checks import CODEX_READ_ONLY
 from toolgate_cli import exitcodes
 from toolgate_cli.decision import DispatchRequest, decide_dispatch
 from toolgate_cli.execlane import ExecFailure, exec_lane
+from toolgate_cli.lanes import LANES
 from toolgate_cli.lanes.base import LaneInvocation
 
 FAKE_LANE = """#!{python}
 import json, os, signal, sys
+if sys.argv[1:] == ["--version"]:
+    # As the real lane answers; FAKE_VERSION_OUTPUT stands for another release. Each question is
+    # logged (FAKE_VERSION_LOG) so a test sees when toolgate asked and when its cache answered.
+    if os.environ.get("FAKE_VERSION_LOG"):
+        with open(os.environ["FAKE_VERSION_LOG"], "a") as log:
+            log.write(sys.argv[0] + "\\n")
+    print(os.environ.get("FAKE_VERSION_OUTPUT", {version_output!r}))
+    sys.exit(0)
 report = {{
     "argv_hex": [os.fsencode(word).hex() for word in sys.argv],
     "cwd": os.getcwd(),
@@ -85,9 +94,16 @@ def fake_bin(tmp_path: Path) -> Path:
     bin_dir.mkdir()
     for name in ("claude", "codex"):
         lane = bin_dir / name
-        lane.write_text(FAKE_LANE.format(python=sys.executable))
+        lane.write_text(fake_lane_text(name))
         lane.chmod(0o755)
     return bin_dir
+
+
+def fake_lane_text(kind: str) -> str:
+    """A fake lane that answers `--version` as the newest proven `kind` does."""
+    newest = LANES[kind].versions.newest_proven
+    output = {"claude": f"{newest} (Claude Code)", "codex": f"codex-cli {newest}"}[kind]
+    return FAKE_LANE.format(python=sys.executable, version_output=output)
 
 
 def real(path: Path) -> str:

@@ -30,6 +30,8 @@ OPTION_WORDS = [
     "--read-shell",
     "--lock-tree",
     "--lock-only",
+    "--require-proven",
+    "--lane-version",
     "--json",
     "--mode",
     "--cwd",
@@ -91,6 +93,7 @@ GOOD_VALUES = {
     "--pass-env": ["ZZ"],
     "--env": ["LANG=C", "ZZ=1", "HOME=/x"],
     "--unset-env": ["HOME", "ZZ"],
+    "--lane-version": ["2.1.197", "v2.1.332", "0.171.0", "1.0", "9.9.9", "latest", "2.1.x"],
 }
 
 
@@ -100,7 +103,14 @@ def _valued(name: str) -> st.SearchStrategy[list[str]]:
 
 
 flags = st.sampled_from(
-    [["--read-only"], ["--read-shell"], ["--json"], ["--lock-tree"], ["--lock-only"]]
+    [
+        ["--read-only"],
+        ["--read-shell"],
+        ["--json"],
+        ["--lock-tree"],
+        ["--lock-only"],
+        ["--require-proven"],
+    ]
 )
 valued = st.sampled_from(sorted(GOOD_VALUES)).flatmap(_valued)
 others = st.sampled_from(OTHER_WORDS).map(lambda word: [word])

@@ -20,9 +20,10 @@ def test_json_lists_every_lane_and_every_refused_kind():
     assert [lane["kind"] for lane in document["lanes"]] == list(LANES)
     for entry in document["lanes"]:
         lane = LANES[entry["kind"]]
-        assert set(entry) == {"kind", "mechanism", "versions_proven"}
+        assert set(entry) == {"kind", "mechanism", "versions_proven", "oldest_supported"}
         assert entry["mechanism"] == lane.mechanism
         assert entry["versions_proven"] == list(lane.versions_proven)
+        assert entry["oldest_supported"] == lane.versions.oldest_supported
         assert entry["versions_proven"], f"{entry['kind']}: a supported lane names a proven version"
     assert {entry["kind"]: entry["reason"] for entry in document["refused"]} == REFUSED_LANES
     assert document == lanes_document()

@@ -37,6 +37,13 @@ class DispatchRequest:
     caller_root: str
     options: RewriteOptions = field(default_factory=RewriteOptions)
     lock: LockRequest | None = None
+    lane_version: str | None = None
+    """The lane version that will run: the caller's `--lane-version`, or what the binary said."""
+    version_asked: bool = False
+    """Somebody said which version runs (the caller, or the binary when asked under --exec);
+    with no `lane_version`, the binary could not tell."""
+    require_proven: bool = False
+    """`--require-proven`: refuse a version that is not proven."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,12 @@ class DispatchDecision:
     changes: tuple[Change, ...]
     refusal: str | None
     layers: tuple[str, ...] = ()
+    lane_version: str | None = None
+    """The version the rewrite was fitted to; None when unknown."""
+    version_proven: bool | None = None
+    """Whether that version is proven end to end; None when nobody said which version runs."""
+    version_notice: str | None = None
+    """One line for stderr: the version runs although it is not proven."""
 
     def as_json(self) -> dict[str, object]:
         """The stable JSON object: same keys for every outcome, documented in the README."""
@@ -85,6 +98,8 @@ class DispatchDecision:
             "mode": self.mode,
             "read_only": self.read_only,
             "lane": self.lane,
+            "lane_version": self.lane_version,
+            "version_proven": self.version_proven,
             "cwd": self.cwd,
             "caller_root": self.caller_root,
             "invoke": invoke,
@@ -130,11 +145,34 @@ def decide_dispatch(request: DispatchRequest) -> DispatchDecision:
         return replace(base, ok=False, refusal="no lane command to dispatch")
     if not request.read_only:
         return replace(base, invoke=request.invocation)
+    # Only the flag rewrite depends on the lane's version: a lane under the lock alone (or one
+    # toolgate refuses) claims nothing of its version, and shows what the caller said.
+    base = replace(base, lane_version=request.lane_version)
     if request.lock is not None and not (request.lock.lane_flags and lane in LANES):
         alone = "--lock-only" if lane in LANES else f"{lane} has no read-only flags"
         kept = Change("kept", "<lane>", (request.invocation.command,), f"lock alone: {alone}")
         return _locked(base, request.lock, request.invocation, None, (kept,))
-    options = replace(request.options, cwd=verdict.cwd, caller_root=caller_root)
+    fitted_version = None
+    if lane in LANES:
+        fit = LANES[lane].versions.fit(
+            lane,
+            request.lane_version,
+            asked=request.version_asked,
+            require_proven=request.require_proven,
+        )
+        base = replace(
+            base,
+            lane_version=fit.version,
+            version_proven=fit.proven,
+            version_notice=fit.notice,
+        )
+        if fit.refusal is not None:
+            refused = Change("refused", "<version>", _version_words(fit.version), fit.refusal)
+            return replace(base, ok=False, changes=(refused,), refusal=fit.refusal)
+        fitted_version = fit.version
+    options = replace(
+        request.options, cwd=verdict.cwd, caller_root=caller_root, lane_version=fitted_version
+    )
     result = read_only_invoke(request.invocation, options)
     if not result.ok:
         refusal = result.reason
@@ -186,6 +224,10 @@ def _locked(
         changes=(added, *changes),
         layers=(LANE_FLAGS, TREE_LOCK) if lane_binding else (TREE_LOCK,),
     )
+
+
+def _version_words(version: str | None) -> tuple[str, ...]:
+    return (version,) if version is not None else ()
 
 
 def _shown_cwd(request: DispatchRequest) -> str:

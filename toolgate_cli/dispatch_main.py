@@ -27,6 +27,7 @@ FLAGS: dict[str, str] = {
     "--read-shell": "read_shell",
     "--lock-tree": "lock_tree",
     "--lock-only": "lock_only",
+    "--require-proven": "require_proven",
 }
 """Flag options: name -> params key (True when given)."""
 
@@ -34,6 +35,7 @@ SINGLE: dict[str, str] = {
     "--mode": "mode",
     "--cwd": "cwd",
     "--caller-root": "caller_root",
+    "--lane-version": "lane_version",
 }
 """Options with one value; given twice, the last wins (as in click)."""
 
@@ -54,7 +56,7 @@ def parse_fast_path_args(args: list[str]) -> tuple[dict[str, object], str] | Non
     """The `params` and output click would pass the dispatch command for `args`, or None when
     `args` are not in the form handled here."""
     params: dict[str, object] = {key: False for key in FLAGS.values()}
-    params.update({"mode": "agent", "cwd": None, "caller_root": None})
+    params.update({"mode": "agent", "cwd": None, "caller_root": None, "lane_version": None})
     multiple: dict[str, list[str]] = {key: [] for key in MULTIPLE.values()}
     outputs: set[str] = set()
     index = 0

@@ -16,6 +16,7 @@ import json
 import os
 import shlex
 import sys
+from dataclasses import replace
 
 from toolgate_cli import exitcodes
 from toolgate_cli.decision import (
@@ -106,9 +107,9 @@ def build_request(params: Mapping[str, object]) -> DispatchRequest:
     """Turn the dispatch options into a DispatchRequest; raise UsageProblem on bad input.
 
     `params` holds what click passes the command: `lane_command` (a tuple of words),
-    `read_only`, `read_shell`, `lock_tree`, `lock_only` (bools), `mode` ("agent" or "answer"),
-    `cwd` and `caller_root` (str or None), and the tuples `bash_prefixes`, `pass_flags`,
-    `pass_config`, `pass_env`, `env_pairs`, `unset_env`.
+    `read_only`, `read_shell`, `lock_tree`, `lock_only`, `require_proven` (bools), `mode`
+    ("agent" or "answer"), `cwd`, `caller_root` and `lane_version` (str or None), and the
+    tuples `bash_prefixes`, `pass_flags`, `pass_config`, `pass_env`, `env_pairs`, `unset_env`.
     """
     words = _words(params, "lane_command")
     if params["mode"] not in ("agent", "answer"):
@@ -133,6 +134,7 @@ def build_request(params: Mapping[str, object]) -> DispatchRequest:
             hook_command(_words(params, "bash_prefixes")) if params["read_shell"] else None
         ),
     )
+    lane_version = _lane_version(params)
     return DispatchRequest(
         invocation=invocation,
         read_only=bool(params["read_only"]),
@@ -141,7 +143,53 @@ def build_request(params: Mapping[str, object]) -> DispatchRequest:
         caller_root=caller_root or default_caller_root(os.getcwd()),
         options=options,
         lock=lock,
+        lane_version=lane_version,
+        version_asked=lane_version is not None,
+        require_proven=bool(params.get("require_proven")),
     )
+
+
+def _lane_version(params: Mapping[str, object]) -> str | None:
+    """`--lane-version V`, normalised (`v2.1.332` is `2.1.332`); UsageProblem if V is none."""
+    given = params.get("lane_version")
+    if given is None:
+        return None
+    from toolgate_cli.lanes.versions import normal_version
+
+    version = normal_version(str(given))
+    if version is None:
+        raise UsageProblem(
+            f"--lane-version {given}: expected a version of dotted numbers, like 2.1.332"
+        )
+    return version
+
+
+def with_binary_version(request: DispatchRequest) -> DispatchRequest:
+    """`request` with the version of the lane binary `--exec` is about to run, read from the
+    binary itself (cached, see `toolgate_cli.lane_probe`), when the caller did not say it and
+    the lane has a flag rewrite to fit to it. A binary that cannot tell leaves the version
+    unknown but asked, which `LaneVersions.fit` treats as unproven."""
+    invocation = request.invocation
+    if (
+        request.version_asked
+        or invocation is None
+        or not request.read_only
+        or request.mode == "answer"
+        or (request.lock is not None and not request.lock.lane_flags)
+    ):
+        return request
+    from toolgate_cli.lanes import LANES, lane_kind
+
+    lane = LANES.get(lane_kind(invocation.command))
+    if lane is None:
+        return request
+    from toolgate_cli.lane_probe import NOT_FOUND, binary_version
+
+    cwd = request.cwd if request.cwd is not None else os.getcwd()
+    version = binary_version(invocation.command, cwd, lane.module.version_of)
+    if version == NOT_FOUND:
+        return request  # nothing to ask: the exec reports the missing binary (exit 127)
+    return replace(request, lane_version=version, version_asked=True)
 
 
 def _lock_request(params: Mapping[str, object], mode: Mode) -> LockRequest | None:
@@ -223,7 +271,11 @@ def run_dispatch(params: Mapping[str, object], output: str) -> int:
         )
     if output == "exec" and request.mode == "answer":
         raise UsageProblem("--exec with --mode answer: answer mode spawns nothing")
+    if output == "exec":
+        request = with_binary_version(request)
     decision = decide_dispatch(request)
+    if decision.version_notice is not None:
+        _say(f"toolgate: {decision.version_notice}")
     if output == "exec":
         return _exec(decision)
     data = decision_json_bytes(decision)

@@ -35,6 +35,9 @@ class Explanation:
     - `advice`: for a refusal, what to do instead, one entry per thing to change.
     - `command_line`: what runs, quoted for pasting; None when nothing runs.
     - `line_starts`: where a wrapped command line starts a new line (see `ShellLine.wrapped`).
+    - `lane_version`: the lane version the rewrite is fitted to and whether it is proven, in
+      words; None when no rewrite depends on a version (no --read-only, answer mode, a lane
+      under the lock alone or one toolgate refuses).
     """
 
     decision: DispatchDecision
@@ -45,6 +48,27 @@ class Explanation:
     advice: tuple[str, ...]
     command_line: ShellLine | None
     line_starts: frozenset[int]
+    lane_version: str | None = None
+
+
+def version_text(decision: DispatchDecision) -> str | None:
+    """What `explain` says of the lane version (see `Explanation.lane_version`)."""
+    if decision.lane not in LANES or decision.mode == "answer" or not decision.read_only:
+        return None
+    if decision.layers == (TREE_LOCK,):
+        return None
+    versions = LANES[decision.lane].versions
+    proven = ", ".join(versions.proven)
+    if decision.lane_version is None:
+        if decision.version_proven is None:
+            return (
+                f"unknown (proven: {proven}); the rewrite uses only what every supported "
+                "version has: give --lane-version V, or --exec asks the binary"
+            )
+        return f"unknown: the binary did not tell, so it is unproven (proven: {proven})"
+    if decision.version_proven:
+        return f"{decision.lane_version} (proven)"
+    return f"{decision.lane_version}, not proven (proven: {proven})"
 
 
 def explain(request: DispatchRequest, decision: DispatchDecision, current_dir: str) -> Explanation:
@@ -104,7 +128,15 @@ def explain(request: DispatchRequest, decision: DispatchDecision, current_dir: s
         starts = _starts(invoke.args, decision)
     advice = refusal_advice(decision, verdict_refused) if not decision.ok else ()
     return Explanation(
-        decision, outcome, headline, verdict, verdict_refused, advice, command_line, starts
+        decision,
+        outcome,
+        headline,
+        verdict,
+        verdict_refused,
+        advice,
+        command_line,
+        starts,
+        version_text(decision),
     )
 
 
@@ -178,14 +210,11 @@ def _change_advice(change: Change, lane: str | None) -> str:
             "kind with its reason"
         )
     if flag in ("<subcommand>", "<prompt>"):
-        if lane == "codex":
-            return (
-                "run a lane: codex exec PROMPT, codex exec review or codex review, with a "
-                "prompt of more than one word"
-            )
-        if lane == "claude":
-            return "run a lane: claude -p PROMPT, with a prompt of more than one word"
+        if lane in LANES:
+            return f"run a lane: {LANES[lane].module.RUN_HINT}"
         return "run the lane itself, not one of its subcommands"
+    if flag == "<version>":
+        return reason  # it says what to install or drop
     if flag.startswith("env "):
         name = flag.removeprefix("env ")
         if reason == "unknown variable":

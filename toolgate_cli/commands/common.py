@@ -45,6 +45,18 @@ def dispatch_options(command: F) -> F:
             help="--lock-tree without the lane-flag rewrite: the template runs as given.",
         ),
         click.option(
+            "--lane-version",
+            metavar="V",
+            help="The lane version that will run; the rewrite is fitted to it. Under --exec "
+            "without it, toolgate asks the binary (LANE --version, cached).",
+        ),
+        click.option(
+            "--require-proven",
+            is_flag=True,
+            help="Refuse (exit 3) unless that lane version is proven end to end "
+            "(`toolgate lanes` lists them).",
+        ),
+        click.option(
             "--allow-bash-prefix",
             "bash_prefixes",
             metavar="PREFIX",

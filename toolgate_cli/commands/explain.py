@@ -124,6 +124,8 @@ def _print_facts(console: Console, explanation: Explanation) -> None:
     facts.add_row("caller root", Text(escape_text(decision.caller_root)))
     verdict_style = "red" if explanation.verdict_refused else ""
     facts.add_row("verdict", Text(escape_text(explanation.verdict), style=verdict_style))
+    if explanation.lane_version is not None:
+        facts.add_row("version", Text(escape_text(explanation.lane_version)))
     if decision.binding is not None and explanation.outcome != "answer":
         facts.add_row("enforced by", Text(escape_text(decision.binding)))
     if decision.refusal is not None and not explanation.verdict_refused:

@@ -21,8 +21,42 @@ from toolgate_cli.lanes.base import (
     Rewritten,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from toolgate_cli.lanes.drift import HelpSurface
+    from toolgate_cli.lanes.versions import LaneVersions
+
+    class LaneModule(Protocol):
+        """What a rewritten lane's module holds (toolgate_cli/lanes/claude.py is one).
+
+        - `KIND`: the lane kind (the command's basename);
+        - `MECHANISM`: one line, what makes it read-only (`toolgate lanes`, explain);
+        - `RUN_HINT`: what a lane run looks like, for a refusal's advice;
+        - `VERSIONS`: the versions the table supports, those proven, and when each
+          version-gated option appeared;
+        - `version_of(output)`: the version in the output of `LANE --version`, or None;
+        - `help_surfaces()`: its help pages and what the table knows of each (drift check);
+        - `rewrite(invocation, options)`: the pure rewrite; `options.lane_version` is the
+          version it is fitted to (None: unknown).
+        """
+
+        KIND: str
+        MECHANISM: str
+        RUN_HINT: str
+        VERSIONS: LaneVersions
+
+        def version_of(self, output: str) -> str | None: ...
+
+        def help_surfaces(self) -> tuple[HelpSurface, ...]: ...
+
+        def rewrite(self, invocation: LaneInvocation, options: RewriteOptions) -> RewriteResult: ...
+
+
 __all__ = [
     "LANES",
+    "LANE_MODULES",
     "REFUSED_LANES",
     "Change",
     "LaneInvocation",
@@ -35,52 +69,52 @@ __all__ = [
 ]
 
 
+LANE_MODULES: dict[str, str] = {
+    "claude": "toolgate_cli.lanes.claude",
+    "codex": "toolgate_cli.lanes.codex",
+}
+"""Every lane toolgate rewrites: its kind and the module that holds it (see `LaneModule`).
+Adding a lane is its module, this one line, its tests and its end-to-end suite."""
+
+
 class Lane:
-    """A lane toolgate can make read-only: its rewrite and what enforces it.
+    """A lane toolgate can make read-only, by kind; its module is imported on first use, so a
+    dispatch of one lane does not pay for building the other lanes' tables."""
 
-    The lane's module (its flag tables, its rewrite) is imported on first use: a dispatch of
-    one lane does not pay for building the other lanes' tables.
-    """
+    __slots__ = ("kind", "module_name")
 
-    __slots__ = ("kind", "mechanism", "module")
-
-    def __init__(self, kind: str, mechanism: str, module: str) -> None:
+    def __init__(self, kind: str, module_name: str) -> None:
         self.kind = kind
-        self.mechanism = mechanism
-        self.module = module
+        self.module_name = module_name
 
     def __repr__(self) -> str:
-        return f"Lane({self.kind!r}, {self.mechanism!r}, {self.module!r})"
+        return f"Lane({self.kind!r}, {self.module_name!r})"
+
+    @property
+    def module(self) -> LaneModule:
+        found: LaneModule = sys.modules.get(self.module_name) or importlib.import_module(
+            self.module_name
+        )
+        return found
+
+    @property
+    def mechanism(self) -> str:
+        return self.module.MECHANISM
+
+    @property
+    def versions(self) -> LaneVersions:
+        return self.module.VERSIONS
 
     @property
     def versions_proven(self) -> tuple[str, ...]:
-        versions: tuple[str, ...] = importlib.import_module(self.module).VERSIONS_PROVEN
-        return versions
+        return self.module.VERSIONS.proven
 
     @property
     def rewrite(self) -> Callable[[LaneInvocation, RewriteOptions], RewriteResult]:
-        module = sys.modules.get(self.module) or importlib.import_module(self.module)
-        rewrite: Callable[[LaneInvocation, RewriteOptions], RewriteResult] = module.rewrite
-        return rewrite
+        return self.module.rewrite
 
 
-LANES: dict[str, Lane] = {
-    "claude": Lane(
-        "claude",
-        "headless (-p) runs only; --permission-mode dontAsk, --tools/--allowedTools = "
-        "Read,Glob,Grep,WebFetch,WebSearch, writers in --disallowedTools, --strict-mcp-config, "
-        '--disable-slash-commands, --setting-sources "", --settings with '
-        "includeGitInstructions off",
-        "toolgate_cli.lanes.claude",
-    ),
-    "codex": Lane(
-        "codex",
-        "--sandbox read-only (codex's own sandbox), --ignore-user-config, --ignore-rules, "
-        '--disable hooks, --disable shell_snapshot, -c approval_policy="never"; exec and exec '
-        "review only (review runs as exec review)",
-        "toolgate_cli.lanes.codex",
-    ),
-}
+LANES: dict[str, Lane] = {kind: Lane(kind, module) for kind, module in LANE_MODULES.items()}
 
 REFUSED_LANES: dict[str, str] = {
     "opencode": (

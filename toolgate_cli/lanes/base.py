@@ -115,6 +115,8 @@ class RewriteOptions:
       be kept if that file lies outside the caller root.
     - `read_shell_hook`: for claude, the command line of the PreToolUse hook that checks every
       Bash command (`--read-shell`); None means no shell at all.
+    - `lane_version`: the lane version the rewrite is fitted to (`LaneVersions.fit`); None when
+      unknown, and then the rewrite adds only what every supported version has.
     """
 
     pass_flags: tuple[PassFlag, ...] = ()
@@ -123,6 +125,7 @@ class RewriteOptions:
     cwd: str | None = None
     caller_root: str | None = None
     read_shell_hook: str | None = None
+    lane_version: str | None = None
 
 
 def pass_flag_specs(

@@ -18,7 +18,9 @@ Every permission flag the template carried is removed first: commander.js keeps
 the last `--permission-mode` but concatenates repeated variadic options, so a surviving
 `--allowedTools Write` would still grant Write.
 
-Verified against claude 2.1.197 (tests/e2e).
+Versions: `VERSIONS` says which claude versions this table supports and which are proven end
+to end (tests/e2e); options the rewrite adds only to versions that have them are the rows of
+`VERSION_GATED_FLAGS`, with the first version of each in `VERSIONS.since`.
 """
 
 from __future__ import annotations
@@ -54,9 +56,37 @@ from toolgate_cli.lanes.base import (
     pass_flag_specs,
     walk_items,
 )
+from toolgate_cli.lanes.versions import LaneVersions, normal_version
 
-LANE = "claude"
-VERSIONS_PROVEN = ("2.1.332",)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from toolgate_cli.lanes.drift import HelpSurface
+
+LANE = KIND = "claude"
+MECHANISM = (
+    "headless (-p) runs only; --permission-mode dontAsk, --tools/--allowedTools = "
+    "Read,Glob,Grep,WebFetch,WebSearch, writers in --disallowedTools, --strict-mcp-config, "
+    '--disable-slash-commands, --setting-sources "", --settings with includeGitInstructions off'
+)
+RUN_HINT = "claude -p PROMPT, with -p as a word of its own"
+
+VERSION_GATED_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = ()
+"""Flags the rewrite adds only to versions that have them (first version: `VERSIONS.since`),
+as (canonical name, words, reason); they go right before `--permission-mode dontAsk`."""
+
+VERSIONS = LaneVersions(
+    oldest_supported="2.1.197",
+    proven=("2.1.332",),
+    since={},
+)
+VERSIONS_PROVEN = VERSIONS.proven
+
+
+def version_of(output: str) -> str | None:
+    """The version `claude --version` prints (`2.1.332 (Claude Code)`), or None."""
+    words = output.split()
+    return normal_version(words[0]) if words else None
+
 
 READ_ONLY_TOOLS: tuple[str, ...] = ("Read", "Glob", "Grep", "WebFetch", "WebSearch")
 """Claude Code's built-in tools that read the tree or the network and change nothing.
@@ -427,10 +457,20 @@ def _refuse_folded_anywhere_words(template_denies: Sequence[str], walk: Walk) ->
 def _added(
     template_denies: Sequence[str], options: RewriteOptions
 ) -> tuple[tuple[str, ...], tuple[Change, ...]]:
-    """The words toolgate puts in front and their change entries (the common case built once)."""
+    """The words toolgate puts in front and their change entries (the common cases built once
+    per set of version-gated flags)."""
+    gated = _gated_flags(options.lane_version)
     if not template_denies and options.read_shell_hook is None:
-        return _DEFAULT_ADDED
-    return _flattened(_read_only_flags(template_denies, options))
+        cached = _DEFAULT_ADDED.get(gated)
+        if cached is None:
+            cached = _DEFAULT_ADDED[gated] = _flattened(_read_only_flags((), options, gated))
+        return cached
+    return _flattened(_read_only_flags(template_denies, options, gated))
+
+
+def _gated_flags(version: str | None) -> tuple[tuple[str, tuple[str, ...], str], ...]:
+    """The rows of `VERSION_GATED_FLAGS` that `version` has (none when it is unknown)."""
+    return tuple(row for row in VERSION_GATED_FLAGS if VERSIONS.has(row[0], version))
 
 
 def _flattened(
@@ -441,11 +481,14 @@ def _flattened(
 
 
 def _read_only_flags(
-    template_denies: Sequence[str], options: RewriteOptions
+    template_denies: Sequence[str],
+    options: RewriteOptions,
+    gated: Sequence[tuple[str, tuple[str, ...], str]],
 ) -> list[tuple[str, tuple[str, ...], str]]:
     """The flags toolgate puts in front, in an order where no variadic can swallow a template
     word: each variadic is followed by a word that starts with `-`, and the block ends with
-    `--permission-mode dontAsk`, which takes exactly one value."""
+    `--permission-mode dontAsk`, which takes exactly one value. `gated` are the
+    version-gated flags this version has."""
     tools = READ_ONLY_TOOLS
     denied: tuple[str, ...] = READ_ONLY_DENIED
     if options.read_shell_hook is not None:
@@ -479,6 +522,7 @@ def _read_only_flags(
     flags.append(
         ("--settings", ("--settings", toolgate_settings(options.read_shell_hook)), settings_why)
     )
+    flags.extend(gated)
     flags.append(
         (
             "--permission-mode",
@@ -489,5 +533,25 @@ def _read_only_flags(
     return flags
 
 
-_DEFAULT_ADDED = _flattened(_read_only_flags((), RewriteOptions()))
-"""The block for a template with no deny list of its own and no read shell: most rewrites."""
+_DEFAULT_ADDED: dict[
+    tuple[tuple[str, tuple[str, ...], str], ...], tuple[tuple[str, ...], tuple[Change, ...]]
+] = {}
+"""The block for a template with no deny list of its own and no read shell (most rewrites),
+built once per set of version-gated flags."""
+
+
+def help_surfaces() -> tuple[HelpSurface, ...]:
+    """claude's help page for `toolgate lanes --check` (one page: `claude --help`)."""
+    from toolgate_cli.lanes.drift import HelpSurface
+
+    relied = frozenset(
+        name for name, _, _ in _read_only_flags((), RewriteOptions(read_shell_hook=""), ())
+    )
+    return (
+        HelpSurface(
+            ("--help",),
+            frozenset(FLAGS.names()),
+            relied | {"--print"},
+            frozenset(VERSIONS.since),
+        ),
+    )

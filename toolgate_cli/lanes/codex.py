@@ -20,7 +20,8 @@ right after `exec`, once each:
   without it they run only in each command's login shell, inside the sandbox;
 - `-c approval_policy="never"`: escalation requests are rejected, never reviewed.
 
-Verified against codex 0.171.0 (tests/e2e).
+Versions: `VERSIONS` says which codex versions this table supports and which are proven end
+to end (tests/e2e).
 """
 
 from __future__ import annotations
@@ -54,9 +55,30 @@ from toolgate_cli.lanes.base import (
     shown_option,
     walk_items,
 )
+from toolgate_cli.lanes.versions import LaneVersions, normal_version
 
-LANE = "codex"
-VERSIONS_PROVEN = ("0.171.0",)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from toolgate_cli.lanes.drift import HelpSurface
+
+LANE = KIND = "codex"
+MECHANISM = (
+    "--sandbox read-only (codex's own sandbox), --ignore-user-config, --ignore-rules, "
+    '--disable hooks, --disable shell_snapshot, -c approval_policy="never"; exec and exec '
+    "review only (review runs as exec review)"
+)
+RUN_HINT = (
+    "codex exec PROMPT, codex exec review or codex review, with a prompt of more than one word"
+)
+VERSIONS = LaneVersions(oldest_supported="0.171.0", proven=("0.171.0",))
+VERSIONS_PROVEN = VERSIONS.proven
+
+
+def version_of(output: str) -> str | None:
+    """The version `codex --version` prints (`codex-cli 0.171.0`), or None."""
+    words = output.split()
+    return normal_version(words[1]) if len(words) >= 2 and words[0] == "codex-cli" else None
+
 
 F, V, M = Arity.FLAG, Arity.VALUE, Arity.VARIADIC
 KEEP, REPLACE, STRIP, REFUSE = Action.KEEP, Action.REPLACE, Action.STRIP, Action.REFUSE
@@ -543,3 +565,16 @@ def _refuse_subcommand(
     changes.extend(env_found)
     refusals.extend(env_refusals)
     return RewriteRefused(joined_refusals(refusals), tuple(changes), LANE)
+
+
+def help_surfaces() -> tuple[HelpSurface, ...]:
+    """codex's help pages for `toolgate lanes --check`: the top level, `exec` and
+    `exec review` (what toolgate rewrites `review` into)."""
+    from toolgate_cli.lanes.drift import HelpSurface
+
+    added = frozenset(flag for flag, _, _ in READ_ONLY_FLAGS)
+    return (
+        HelpSurface(("--help",), frozenset(TOP_FLAGS.names())),
+        HelpSurface(("exec", "--help"), frozenset(EXEC_FLAGS.names()), added),
+        HelpSurface(("exec", "review", "--help"), frozenset(EXEC_REVIEW_FLAGS.names())),
+    )
