@@ -38,7 +38,6 @@ from tests.e2e.claude_harness import (
 )
 from tests.e2e.lanes import lane_binary
 from tests.e2e.stub_anthropic import ToolCall, scrubbed_environ
-from tests.e2e.tree import git
 
 pytestmark = pytest.mark.e2e
 
