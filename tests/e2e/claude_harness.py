@@ -149,6 +149,11 @@ class Scenario:
     stdin: str | None = None
     toolgate_flags: tuple[str, ...] = ()
     """Extra `toolgate dispatch` options for the gated leg (e.g. `--read-shell`)."""
+    control_says: tuple[str, ...] = ()
+    """Text the control's tool results must hold, for a route whose harm is not a change in
+    the tree (a background workflow launched, a file read outside it)."""
+    cwd: str = ""
+    """Where claude runs, relative to the tree (the caller root stays the tree)."""
 
     @property
     def gated_tools(self) -> frozenset[str]:
@@ -209,6 +214,7 @@ def run_leg(
     script = [ToolCall(call.name, context.fill(call.input)) for call in scenario.script]
     args = [context.fill(word) for word in scenario.template]
     before = snapshot(tree, git_dir=git_dir)
+    workdir = tree / scenario.cwd
     with StubAnthropic(script=script) as stub:
         env = scrubbed_environ(toolgate_env())
         env.update(claude_env(stub.url, home))
@@ -216,7 +222,7 @@ def run_leg(
         if gated:
             argv = toolgate_argv(
                 "dispatch", "--read-only", *scenario.toolgate_flags, "--exec",
-                "--cwd", str(tree), "--caller-root", str(tree), "--", str(claude_bin), *args,
+                "--cwd", str(workdir), "--caller-root", str(tree), "--", str(claude_bin), *args,
             )  # fmt: skip
         else:
             argv = [str(claude_bin), *args]
@@ -224,7 +230,7 @@ def run_leg(
         try:
             done = subprocess.run(
                 argv,
-                cwd=tree,
+                cwd=workdir,
                 env=env,
                 input=stdin,
                 stdin=None if stdin is not None else subprocess.DEVNULL,
