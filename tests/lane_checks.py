@@ -37,6 +37,8 @@ WRITERS = (
     "Task",
     "Agent",
     "EnterWorktree",
+    "Monitor",
+    "PowerShell",
 )
 CLAUDE_BYPASS = (
     "--dangerously-skip-permissions",

@@ -127,13 +127,21 @@ READ_ONLY_DENIED: tuple[str, ...] = (
     "SendMessage",
     "TaskStop",
     "Skill",
+    "Monitor",
+    "PowerShell",
+    "LSP",
+    "RemoteTrigger",
+    "Artifact",
 )
 """Writers named in `--disallowedTools` on top of being absent from the allow list, so a future
 built-in that slips into the default tool set is still refused. Measured with 2.1.197: a
 durable CronCreate writes `.claude/scheduled_tasks.json` and EnterWorktree creates a worktree
-with no permission asked, and tree skills run their shell snippets; only `--tools` keeps them
-out, this list is the second lock. It names only tools 2.1.197 has: claude prints a warning on
-every run for a deny name it does not know (it did for the retired MultiEdit)."""
+with no permission asked, and tree skills run their shell snippets; with 2.1.332 Monitor runs
+a shell command (a deferred tool ToolSearch loads), PowerShell runs code, LSP starts language
+servers, RemoteTrigger and Artifact reach other machines. Only `--tools` keeps them out, this
+list is the second lock. It names only tools both 2.1.197 and 2.1.332 know: claude prints a
+warning on every run for a deny name it does not know (measured: MultiEdit on both, REPL and
+ToolSearch on one of them)."""
 
 SUBCOMMANDS: frozenset[str] = frozenset(
     {
