@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from tests.conftest import run_toolgate
 from tests.e2e.tree import git
 from toolgate_cli.decision import DispatchRequest, LockRequest, decide_dispatch
 from toolgate_cli.lanes.base import LaneInvocation
+from toolgate_cli.records import replace
 from toolgate_cli.treelock import (
     BWRAP_VALUES,
     SANDBOX_OPTIONS,

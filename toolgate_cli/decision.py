@@ -8,10 +8,10 @@ from path resolution and, with `--lock-tree`, what the injected `LockHost` reads
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
 
 from toolgate_cli.lanes import LANES, lane_kind, read_only_invoke
 from toolgate_cli.lanes.base import Change, LaneInvocation, RewriteOptions
+from toolgate_cli.records import field, record, replace
 from toolgate_cli.verdict import ReadOnlyRequest, Refused, read_only_verdict
 
 TYPE_CHECKING = False
@@ -26,7 +26,7 @@ TREE_LOCK = "tree-lock"
 """The two layers a dispatch can hold, as the JSON `layers` list names them."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DispatchRequest:
     """Everything `toolgate dispatch` was asked. `invocation` may be None only in answer mode."""
 
@@ -46,7 +46,7 @@ class DispatchRequest:
     """`--require-proven`: refuse a version that is not proven."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LockRequest:
     """`--lock-tree`: run the lane under the kernel lock that `host` plans and tries.
 
@@ -58,7 +58,7 @@ class LockRequest:
     lane_flags: bool = True
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DispatchDecision:
     """The outcome: run `invoke` in `cwd` (ok), or `refusal` (one line, what to do instead).
 

@@ -20,7 +20,6 @@ import sys
 from toolgate_cli import exitcodes
 from toolgate_cli.dispatching import UsageProblem, run_dispatch
 from toolgate_cli.messages import shortened
-from toolgate_cli.shell import prefix_problem
 
 FLAGS: dict[str, str] = {
     "--read-only": "read_only",
@@ -88,8 +87,11 @@ def parse_fast_path_args(args: list[str]) -> tuple[dict[str, object], str] | Non
         return None  # no `--`: the lane command is not set apart
     if len(outputs) > 1 or params["mode"] not in ("agent", "answer"):
         return None
-    if any(prefix_problem(prefix) is not None for prefix in multiple["bash_prefixes"]):
-        return None
+    if multiple["bash_prefixes"]:
+        from toolgate_cli.shell import prefix_problem
+
+        if any(prefix_problem(prefix) is not None for prefix in multiple["bash_prefixes"]):
+            return None
     params.update({key: tuple(values) for key, values in multiple.items()})
     params["lane_command"] = tuple(args[index + 1 :])
     return params, outputs.pop() if outputs else "json"

@@ -12,11 +12,8 @@ No click here, no rich: only the decision modules.
 
 from __future__ import annotations
 
-import json
 import os
-import shlex
 import sys
-from dataclasses import replace
 
 from toolgate_cli import exitcodes
 from toolgate_cli.decision import (
@@ -28,6 +25,7 @@ from toolgate_cli.decision import (
 )
 from toolgate_cli.lanes.base import LaneInvocation, PassFlag, RewriteOptions
 from toolgate_cli.messages import shortened
+from toolgate_cli.records import replace
 from toolgate_cli.verdict import git_top_level, one_line
 
 TYPE_CHECKING = False
@@ -90,6 +88,8 @@ def hook_command(prefixes: Sequence[str]) -> str:
     argv = [sys.executable, "-E", "-s", "-c", bootstrap, "hook", "claude-pretooluse"]
     for prefix in prefixes:
         argv += ["--allow-bash-prefix", prefix]
+    import shlex  # only --read-shell needs it
+
     return shlex.join(argv)
 
 
@@ -242,15 +242,17 @@ def decision_json_bytes(decision: DispatchDecision) -> bytes:
     """The decision as one line of JSON, or UsageProblem when a value in it (a path, an
     environment value) holds bytes that are not UTF-8: JSON text is UTF-8, and writing the raw
     bytes back would give the reader something that is not JSON."""
+    from toolgate_cli.json_text import dumps
+
     payload = decision.as_json()
-    text = json.dumps(payload, ensure_ascii=False, indent=None)
+    text = dumps(payload)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         fields = [
             key
             for key, value in payload.items()
-            if non_utf8_argument([json.dumps(value, ensure_ascii=False)]) is not None
+            if non_utf8_argument([dumps(value)]) is not None
         ]
         raise UsageProblem(
             f"{', '.join(fields) or 'the result'} is not valid UTF-8, so JSON cannot carry it "

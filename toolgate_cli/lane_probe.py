@@ -16,8 +16,6 @@ version; that can only choose among the tables toolgate has, never an option it 
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 
 TYPE_CHECKING = False
@@ -27,7 +25,9 @@ if TYPE_CHECKING:
 PROBE_TIMEOUT = 15.0
 """Seconds `LANE --version` or `LANE --help` may take (claude 2.1.332 takes ~12 ms)."""
 
-CACHE_FILE = "lane-versions.json"
+CACHE_FILE = "lane-versions"
+"""One line per binary: its key, hex-encoded (a path may hold any byte), a space, and the version
+it said (`-` when it named none). Not JSON: `json` would cost the exec path its import."""
 CACHE_ENTRIES = 64
 """At most this many binaries are remembered; the oldest entries go first."""
 
@@ -113,18 +113,23 @@ def run_binary(path: str, args: Sequence[str]) -> str | None:
 
 
 def _read_cache() -> dict[str, str | None]:
+    """The cache's entries, oldest first; a line that does not parse is left out."""
     try:
-        with open(os.path.join(cache_dir(), CACHE_FILE), encoding="utf-8") as file:
-            data = json.load(file)
-    except (OSError, ValueError):
+        with open(os.path.join(cache_dir(), CACHE_FILE), "rb") as file:
+            lines = file.read().splitlines()
+    except OSError:
         return {}
-    if not isinstance(data, dict):
-        return {}
-    return {
-        key: value
-        for key, value in data.items()
-        if isinstance(key, str) and (value is None or isinstance(value, str))
-    }
+    cache: dict[str, str | None] = {}
+    for line in lines:
+        hex_key, _, said = line.partition(b" ")
+        try:
+            key = bytes.fromhex(hex_key.decode("ascii")).decode("utf-8", "surrogateescape")
+            version = said.decode("ascii")
+        except ValueError:
+            continue
+        if version and " " not in version:
+            cache[key] = None if version == "-" else version
+    return cache
 
 
 def _write_cache(cache: dict[str, str | None]) -> None:
@@ -133,9 +138,13 @@ def _write_cache(cache: dict[str, str | None]) -> None:
     temporary = os.path.join(directory, f".{CACHE_FILE}.{os.getpid()}")
     try:
         os.makedirs(directory, exist_ok=True)
-        with open(temporary, "w", encoding="utf-8") as file:
-            json.dump(cache, file)
+        with open(temporary, "wb") as file:
+            for key, version in cache.items():
+                hex_key = key.encode("utf-8", "surrogateescape").hex()
+                file.write(f"{hex_key} {version or '-'}\n".encode("ascii", "replace"))
         os.replace(temporary, os.path.join(directory, CACHE_FILE))
     except OSError:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - contextlib.suppress would cost the exec path its import
             os.unlink(temporary)
+        except OSError:
+            pass

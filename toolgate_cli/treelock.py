@@ -41,8 +41,8 @@ Why each bwrap option (measured with bubblewrap 0.8.0, as root and as a plain us
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
+from toolgate_cli.records import record
 from toolgate_cli.verdict import is_within
 
 TYPE_CHECKING = False
@@ -104,7 +104,7 @@ BWRAP_VALUES: dict[str, int] = {
 """How many values each bwrap option toolgate writes takes (for showing the prefix)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LockPlan:
     """What the lock mounts: `read_only` holds the caller root first, then every other path
     that shows the tree's files (a repository's git dir outside it, another mount of the same
@@ -118,7 +118,7 @@ class LockPlan:
     """Run the lane as `ROOT_LANE_UID` in a user namespace of its own (toolgate runs as root)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Mount:
     """One line of /proc/self/mountinfo: the filesystem `device`, the path inside that
     filesystem it shows (`fs_path`), and where it shows it (`mount_point`)."""

@@ -6,15 +6,15 @@ Pure data and small pure helpers; no click, no output, no I/O but path resolutio
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 
 from toolgate_cli.argv import Action, ArgvError, Arity, FlagSpec, Item, ItemKind
+from toolgate_cli.records import field, record
 from toolgate_cli.verdict import is_within, one_line
 
 # Type-only: importing typing costs the dispatch path ~2 ms at start-up (benchmarks/run.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
     from typing import Literal
 
     ChangeAction = Literal["kept", "replaced", "stripped", "added", "refused"]
@@ -27,7 +27,7 @@ _PAST_TENSE: dict[Action, ChangeAction] = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LaneInvocation:
     """A lane invocation as a template renders it: the command, its arguments, and environment
     overrides (a None value unsets that variable)."""
@@ -42,7 +42,7 @@ class LaneInvocation:
         object.__setattr__(self, "env", dict(self.env))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Change:
     """One thing the rewrite did, for people and for the JSON output.
 
@@ -64,7 +64,7 @@ class Change:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rewritten:
     """The lane runs read-only as `invoke`; `binding` names what enforces it."""
 
@@ -75,7 +75,7 @@ class Rewritten:
     ok: Literal[True] = True
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RewriteRefused:
     """The lane cannot be made read-only; `reason` names what and says what to do instead.
 
@@ -95,7 +95,7 @@ class RewriteRefused:
 RewriteResult = Rewritten | RewriteRefused
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PassFlag:
     """An option the caller declares safe although toolgate's table does not know it."""
 
@@ -103,7 +103,7 @@ class PassFlag:
     takes_value: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RewriteOptions:
     """What the caller tells the rewrite beyond the invocation itself.
 
@@ -188,7 +188,7 @@ def option_change(item: Item, args: Sequence[str], action: Action, reason: str) 
     return Change(_PAST_TENSE[action], name, tuple(args[item.start : item.end]), reason)
 
 
-@dataclass
+@record
 class Walk:
     """The template's items judged one by one.
 

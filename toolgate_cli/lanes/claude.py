@@ -25,10 +25,6 @@ to end (tests/e2e); options the rewrite adds only to versions that have them are
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Sequence
-
 from toolgate_cli.argv import (
     Action,
     ArgvError,
@@ -61,6 +57,8 @@ from toolgate_cli.lanes.versions import LaneVersions, normal_version
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from toolgate_cli.lanes.drift import HelpSurface
 
 LANE = KIND = "claude"
@@ -207,7 +205,13 @@ restarted one, `logs ID -p` printed its output. Refused as the first operand, an
 id follows (claude finds its first operand with its own reading of which options take values).
 """
 
-_SESSION_ID = re.compile(r"[a-f0-9]{8}")
+_HEX_DIGITS = frozenset("0123456789abcdef")
+
+
+def _session_id(word: str) -> bool:
+    """Whether `word` reads to claude as a background session id: eight lower-case hex digits
+    (a function, not a regex: the dispatch path imports no `re`)."""
+    return len(word) == 8 and _HEX_DIGITS.issuperset(word)
 
 IMPORT_WORD = "import"
 IMPORT_ARGUMENTS = frozenset({"codex", "gemini", "cursor", "--dry-run", "--yes"})
@@ -551,7 +555,9 @@ def toolgate_settings(hook_command: str | None) -> str:
     if hook_command is not None:
         hook = {"type": "command", "command": hook_command}
         settings["hooks"] = {"PreToolUse": [{"matcher": "*", "hooks": [hook]}]}
-    return json.dumps(settings, separators=(",", ":"))
+    from toolgate_cli.json_text import dumps
+
+    return dumps(settings, compact=True)
 
 
 def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResult:
@@ -658,7 +664,7 @@ def _refuse_verbs_claude_runs_first(args: Sequence[str], items: Sequence[Item], 
         reason = BACKGROUND_VERBS.get(word)
         if reason is not None:
             following = args[index + 1] if index + 1 < len(args) else ""
-            if index == first or _SESSION_ID.fullmatch(following) or following == "--all":
+            if index == first or _session_id(following) or following == "--all":
                 walk.changes.append(Change("refused", "<background verb>", (word,), reason))
                 walk.refusals.append(
                     f"{word!r} as claude's first operand or before a session id {reason}: "

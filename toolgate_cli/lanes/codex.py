@@ -26,8 +26,6 @@ to end (tests/e2e).
 
 from __future__ import annotations
 
-import re
-
 from toolgate_cli.argv import (
     Action,
     ArgvError,
@@ -369,8 +367,14 @@ EXEC_NOT_A_RUN: dict[str, str] = {
     "fork": "forks a stored session whose settings toolgate cannot see",
     "help": "prints help, not a lane run",
 }
-# A one-word exec prompt that could name a hidden exec subcommand.
-_COMMAND_LIKE = re.compile(r"[a-z][a-z0-9-]*")
+# A one-word exec prompt that could name a hidden exec subcommand: [a-z][a-z0-9-]*.
+_COMMAND_START = frozenset("abcdefghijklmnopqrstuvwxyz")
+_COMMAND_REST = _COMMAND_START | frozenset("0123456789-")
+
+
+def _command_like(word: str) -> bool:
+    return bool(word) and word[0] in _COMMAND_START and set(word) <= _COMMAND_REST
+
 
 ENV_RULES: tuple[tuple[str, Action, str], ...] = (
     ("CODEX_HOME", REFUSE, "moves the config codex loads"),
@@ -504,7 +508,7 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
         changes.extend(review.changes)
     elif not review_only:
         operand = first_operand(sub_items, args)
-        if operand is not None and _COMMAND_LIKE.fullmatch(operand):
+        if operand is not None and _command_like(operand):
             changes.append(Change("refused", "<prompt>", (operand,), "could name a subcommand"))
             refusals.append(
                 f"the one-word prompt {operand!r} could name a codex exec subcommand; "
