@@ -27,7 +27,7 @@ from toolgate_cli.argv import (
 )
 from toolgate_cli.lanes import claude, codex
 
-LANES_DIR = Path("/work/shared/lanes")
+LANES_DIR = Path(__file__).resolve().parent / "data" / "lane-help"
 
 KEEP = Action.KEEP
 SMALL = FlagTable(
