@@ -3,24 +3,32 @@
 The rewrite puts, in front of the template's arguments, exactly one of each of:
 `--tools` and `--allowedTools` narrowed to the read-only tools, `--disallowedTools` naming the
 writers, `--strict-mcp-config` (no MCP server from any config file), `--disable-slash-commands`
-(measured: a prompt or stdin starting with `/config tips=false` writes the tree's
+(measured: a prompt or stdin starting with `/config outputStyle=...` writes the tree's
 `.claude/settings.local.json` before any model turn), `--setting-sources ""` (no settings file:
 measured, under `-p` the reviewed tree's own `.claude/settings.json` hooks and `apiKeyHelper`
 run, even with `--safe-mode`), toolgate's own `--settings` (`includeGitInstructions` off, see
-`toolgate_settings`) and `--permission-mode dontAsk` (anything not allowed is denied, never
-asked; never `plan`, which a headless `claude -p` can never leave).
+`toolgate_settings`), the version-gated guards (`VERSION_GATED_FLAGS`: `--restricted` from
+2.1.248, with `--add-dir CALLER_ROOT` when the lane runs in a subdirectory, and
+`--permission-prompts none` from 2.1.259) and `--permission-mode dontAsk` (anything not allowed
+is denied, never asked; never `plan`, which a headless `claude -p` can never leave).
 
-Only headless runs (`-p`/`--print` as a word of its own) are lane runs: measured, claude 2.1.197
-registers no subcommand when an argv element is exactly `-p` or `--print`, so a prompt such as
-`mcp` or `update` is sent to the model instead of running that subcommand.
+Only headless runs (`-p`/`--print` as a word of its own) are lane runs: measured with 2.1.197
+and 2.1.332, claude registers no subcommand when an argv element is exactly `-p` or `--print`,
+so a prompt such as `mcp` or `update` is sent to the model instead of running that subcommand.
+But claude reads parts of its raw argv before commander parses it, `-p` or not: switches and
+deep links anywhere (`ANYWHERE_WORDS`, `ANYWHERE_PREFIXES`), and in 2.1.332 the
+background-session verbs (`BACKGROUND_VERBS`) and `import` (`IMPORT_ARGUMENTS`).
 
 Every permission flag the template carried is removed first: commander.js keeps
 the last `--permission-mode` but concatenates repeated variadic options, so a surviving
 `--allowedTools Write` would still grant Write.
 
-Versions: `VERSIONS` says which claude versions this table supports and which are proven end
-to end (tests/e2e); options the rewrite adds only to versions that have them are the rows of
-`VERSION_GATED_FLAGS`, with the first version of each in `VERSIONS.since`.
+Versions: `VERSIONS` says which claude versions this table supports (2.1.197 on) and which are
+proven end to end (tests/e2e: 2.1.332); options the rewrite adds only to versions that have them
+are the rows of `VERSION_GATED_FLAGS`, with the first version of each in `VERSIONS.since`
+(bisected over the npm releases). The table decides every option of 2.1.197's and 2.1.332's
+`--help` and every option 2.1.332's binary defines, hidden ones included
+(tests/e2e/test_claude_binary_options.py reads them out of the pinned binary).
 """
 
 from __future__ import annotations
@@ -65,7 +73,8 @@ LANE = KIND = "claude"
 MECHANISM = (
     "headless (-p) runs only; --permission-mode dontAsk, --tools/--allowedTools = "
     "Read,Glob,Grep,WebFetch,WebSearch, writers in --disallowedTools, --strict-mcp-config, "
-    '--disable-slash-commands, --setting-sources "", --settings with includeGitInstructions off'
+    '--disable-slash-commands, --setting-sources "", --settings with includeGitInstructions off; '
+    "--restricted (2.1.248 on) and --permission-prompts none (2.1.259 on)"
 )
 RUN_HINT = "claude -p PROMPT, with -p as a word of its own"
 
@@ -201,9 +210,9 @@ BACKGROUND_VERBS: dict[str, str] = {
 when the verb is the first operand behind root options and a session id follows (eight hex
 digits, or `respawn --all`); a `-p` later in the argv does not stop it. Measured through
 toolgate's own rewrite: `stop ID -p` stopped another session ("stopped ID"), `respawn ID -p`
-restarted one, `logs ID -p` printed its output. Refused as the first operand, and anywhere a session
-id follows (claude finds its first operand with its own reading of which options take values).
-"""
+restarted one, `logs ID -p` printed its output. Refused as the first operand, and anywhere a
+session id follows (claude finds its first operand with its own reading of which options take
+values)."""
 
 _HEX_DIGITS = frozenset("0123456789abcdef")
 
@@ -212,6 +221,7 @@ def _session_id(word: str) -> bool:
     """Whether `word` reads to claude as a background session id: eight lower-case hex digits
     (a function, not a regex: the dispatch path imports no `re`)."""
     return len(word) == 8 and _HEX_DIGITS.issuperset(word)
+
 
 IMPORT_WORD = "import"
 IMPORT_ARGUMENTS = frozenset({"codex", "gemini", "cursor", "--dry-run", "--yes"})
@@ -222,14 +232,18 @@ it imports another agent's MCP servers, commands, agents and skills into claude'
 rewrite."""
 
 ANYWHERE_WORDS: dict[str, str] = {
+    # 2.1.197 acts on these even after `--` (measured); 2.1.332 scans for them up to `--`,
+    # skipping option values, and hands the prompt to a detached background service
+    # (measured, tests/e2e/test_claude_background.py).
     "--bg": "starts a detached background agent that drops every other flag",
     "--background": "starts a detached background agent that drops every other flag",
-    # Read from the whole argv before commander (2.1.197 source, not yet run end to end):
+    # Read from the whole argv before commander (2.1.197 source; 2.1.332 still looks the
+    # word up anywhere with `process.argv.indexOf`):
     "--handle-uri": "handles a deep link: opens a new terminal running claude without these flags",
+    # 2.1.197 only (2.1.332 has no such word): refusing it costs nothing.
     "--agent-teams": "turns on agent teams, whose teammates are unverified under read-only",
 }
-"""Words claude acts on wherever they stand, even after `--` (measured: read before commander
-parses anything)."""
+"""Words claude acts on wherever they stand (read before commander parses anything)."""
 
 ANYWHERE_PREFIXES: dict[str, str] = {
     "--routine": "starts a background routine",
