@@ -851,7 +851,8 @@ def help_surfaces() -> tuple[HelpSurface, ...]:
         HelpSurface(
             ("--help",),
             frozenset(FLAGS.names()),
-            relied | {"--print"},
+            # --add-dir: toolgate adds it beside --restricted (every supported version has it).
+            relied | {"--print", "--add-dir"},
             frozenset(VERSIONS.since),
         ),
     )
