@@ -10,8 +10,8 @@ What it measures (issue 7):
    on all of them alike; the table shows the median and minimum wall time and the median CPU
    time (user + system) per command, then the ratios the targets are stated in.
    - `toolgate dispatch --read-only --json -- claude -p x`
-   - `toolgate dispatch --read-only --json -- codex exec "x y"` (a two-word prompt: the codex
-     rewrite refuses a one-word `exec` prompt, which could be a subcommand name)
+   - `toolgate dispatch --read-only --json -- codex exec "x y"` (a two-word prompt, as the
+     table has always measured it)
    - `toolgate hook claude-pretooluse` with a Bash PreToolUse event on stdin
    - the same hook as `--read-shell` installs it in claude's settings (`python -E -s -c
      "...main()" hook claude-pretooluse`): what really runs on every tool call

@@ -250,9 +250,7 @@ def decision_json_bytes(decision: DispatchDecision) -> bytes:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         fields = [
-            key
-            for key, value in payload.items()
-            if non_utf8_argument([dumps(value)]) is not None
+            key for key, value in payload.items() if non_utf8_argument([dumps(value)]) is not None
         ]
         raise UsageProblem(
             f"{', '.join(fields) or 'the result'} is not valid UTF-8, so JSON cannot carry it "
@@ -302,6 +300,11 @@ def _exec(decision: DispatchDecision) -> int:
         _say(f"toolgate: {failure.message}")
         return failure.status
     return exitcodes.OK  # pragma: no cover - exec_lane returns only with a test double
+
+
+def refusal_line(refusal: str) -> str:
+    """The one line `dispatch` (and `explain`) write on stderr for a refusal, shortened if long."""
+    return shortened(one_line(f"toolgate: refused: {refusal}"))
 
 
 def _say(line: str) -> None:

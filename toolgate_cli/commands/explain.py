@@ -18,6 +18,7 @@ from toolgate_cli.commands.rendering import (
     write_stdout,
 )
 from toolgate_cli.decision import decide_dispatch
+from toolgate_cli.dispatching import refusal_line
 from toolgate_cli.display import escape_text, shell_words
 from toolgate_cli.explanation import Explanation, explain
 
@@ -30,6 +31,9 @@ Takes exactly the options of `toolgate dispatch` and makes the same decision: wh
 would run and whether that is allowed, every option kept, replaced, stripped, added or
 refused with its reason, and the final command line quoted so it can be pasted. A refusal
 says why and what to do instead, and exits 3 like dispatch. Nothing is run.
+
+The picture goes to stdout. On a refusal the one-line reason also goes to stderr, as dispatch
+writes it ("toolgate: refused: ..."), so a CI log that shows only stderr still says why.
 
 Arguments are shown with control, bidirectional and invisible characters escaped
 (\\u202e, \\x1b, \\xff for an undecodable byte), so what you read is what would run.
@@ -67,7 +71,11 @@ def explain_command(**params: Any) -> int:  # noqa: ANN401 - click passes the op
     decision = decide_dispatch(request)
     explanation = explain(request, decision, os.getcwd())
     write_stdout(render(explanation, colour=use_colour(sys.stdout), width=display_width()))
-    return exitcodes.OK if decision.ok else exitcodes.REFUSED
+    if not decision.ok:
+        # the line dispatch writes: what a person scanning a CI log looks for
+        sys.stderr.write(refusal_line(decision.refusal or "") + "\n")
+        return exitcodes.REFUSED
+    return exitcodes.OK
 
 
 def render(explanation: Explanation, *, colour: bool, width: int) -> str:
