@@ -69,6 +69,13 @@ DENIED_TOOLS: dict[str, str] = {
     "CronDelete": "it changes scheduled prompts",
     "ScheduleWakeup": "it schedules later prompts",
     "TodoWrite": "it changes session state; read access only reads",
+    "PowerShell": "it runs code without this check",
+    "LSP": "it starts language servers, programs outside this check",
+    "Workflow": "it runs a multi-agent script in the background; read access does not delegate",
+    "SendMessage": "another session would act on the message with its own permissions",
+    "ListAgents": "read access does not talk to other sessions",
+    "RemoteTrigger": "it starts work on another machine",
+    "Artifact": "it publishes content off this machine",
 }
 """Tools denied with a specific reason; any other tool not in READ_TOOLS is denied too."""
 
