@@ -166,7 +166,13 @@ def test_claude_tools_cannot_read_outside_the_tree_or_fetch_under_confine(
 ) -> None:
     """WebFetch goes out through `MitmProxy` (the internet, here): both legs have the same
     proxy and CA bundle in their environment, which --confine keeps (a lane reaches its
-    provider through a proxy), so only the missing tool keeps the gated leg from fetching."""
+    provider through a proxy), so only the missing tool keeps the gated leg from fetching.
+
+    The control is `--read-only` fitted to a version without `--restricted` (2.1.197, the
+    rewrite every version also gets when its version is unknown, e.g. JSON output without
+    --lane-version): there the file tools read $HOME. On 2.1.248 and later plain --read-only
+    adds --restricted, which already answers those reads (test_claude_readonly.py,
+    test_reads_outside_the_caller_tree_are_confined), but not WebFetch."""
     ca, leaf, key = certificates
     routes = claude_tool_routes()
     script = tuple(call for call, _ in routes)
@@ -176,7 +182,8 @@ def test_claude_tools_cannot_read_outside_the_tree_or_fetch_under_confine(
         # "sandbox": fitted to 2.1.197, which has no --restricted, the sandbox alone holds the
         # file tools (on 2.1.332 --restricted answers them first: "... is outside <tree>").
         legs = _claude_legs(script, (), tmp_path, claude_bin, monkeypatch, env,
-                            {"sandbox": ("--confine", "--lane-version", "2.1.197")})  # fmt: skip
+                            {"control": ("--lane-version", "2.1.197"),
+                             "sandbox": ("--confine", "--lane-version", "2.1.197")})  # fmt: skip
         control, gated, sandbox = legs["control"], legs["gated"], legs["sandbox"]
         fetched = [line for host, line in proxy.carried if host == ATTACKER_HOST]
 
@@ -250,32 +257,39 @@ def test_claude_read_shell_cannot_read_outside_the_tree_under_confine(
     assert "PATH=" in results[-1] and "HOME=" in results[-1], results[-1]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the read shell's refusal of network clients whatever --allow-bash-prefix says "
-    "(the shell branch, issue 'read shell'); measured without it: the confined git ls-remote "
-    "reached the listener. Drop this mark when that lands (strict: an XPASS fails).",
-)
 def test_claude_read_shell_network_commands_are_refused_under_confine(
     claude_bin: Path, bwrap: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The sandbox keeps the network (claude must reach its provider), so under --confine
-    the read shell's checker is what keeps a command from sending what it read: a caller's
-    `--allow-bash-prefix` for a network command does not get it past (the checker refuses
-    network clients always). The control, the same prefix without --confine, connects."""
+    the read shell's checker is what keeps a command from sending what it read: it refuses
+    network clients always, and no --allow-bash-prefix can admit one (a usage error). The
+    control is claude itself with Bash allowed: the same command connects."""
+    monkeypatch.setenv(SECRET_VARIABLE, ENV_LEAK)
     with Listener() as listener:
         command = f"git ls-remote {listener.url}{{HOME}}/repo.git"
         script = (ToolCall("Bash", {"command": command}),)
-        flags = ("--read-shell", "--allow-bash-prefix", "git ls-remote")
-        control, gated = _claude_pair(script, flags, tmp_path, claude_bin, monkeypatch)
+        template = ("-p", "--allowedTools", "Bash", "--", PROMPT)
+        legs = {}
+        for name, gated in (("control", False), ("gated", True)):
+            parent = tmp_path / name
+            parent.mkdir()
+            scenario = Scenario(f"confine/{name}", template, (), script, setup=_claude_setup,
+                                toolgate_flags=("--read-shell", "--confine"))  # fmt: skip
+            legs[name] = run_leg(scenario, parent, claude_bin, gated=gated)
         asked = [request["_path"] for request in listener.requests]
+    control, gated_leg = legs["control"], legs["gated"]
     assert any("/control/" in path for path in asked), (
         f"CONTROL never connected: proves nothing\n{control.describe()}"
     )
-    assert gated.returncode == 0, gated.describe()
+    assert gated_leg.returncode == 0, gated_leg.describe()
     assert not any("/gated/" in path for path in asked), asked
-    [result] = gated.stub.tool_result_texts()
-    assert "refused" in result.lower() or "denied" in result.lower(), gated.describe()
+    [result] = gated_leg.stub.tool_result_texts()
+    assert "network" in result.lower(), gated_leg.describe()
+    refused = run_toolgate(
+        ["dispatch", "--read-only", "--read-shell", "--confine", "--allow-bash-prefix",
+         "git ls-remote", "--", "claude", "-p", "x"]
+    )  # fmt: skip
+    assert refused.returncode == 2 and "never admitted" in refused.stderr, refused.stderr
 
 
 # ---- codex ---------------------------------------------------------------------------------
