@@ -117,6 +117,9 @@ class RewriteOptions:
       Bash command (`--read-shell`); None means no shell at all.
     - `lane_version`: the lane version the rewrite is fitted to (`LaneVersions.fit`); None when
       unknown, and then the rewrite adds only what every supported version has.
+    - `lane_home`: a new, empty directory private to this run, made by the dispatch host for a
+      lane whose module names a `PRIVATE_HOME` maker (copilot points `COPILOT_HOME` at it);
+      None when none was made.
     """
 
     pass_flags: tuple[PassFlag, ...] = ()
@@ -126,6 +129,7 @@ class RewriteOptions:
     caller_root: str | None = None
     read_shell_hook: str | None = None
     lane_version: str | None = None
+    lane_home: str | None = None
 
 
 def pass_flag_specs(
@@ -207,12 +211,14 @@ class Walk:
 
 def is_open(item: Item) -> bool:
     """Whether the lane's parser would read a positional word right after `item` as one more
-    value of it: a variadic that read its values from separate words (not `--x=v`, `-xv`), or a
-    commander optional that got no value."""
+    value of it: a variadic that read its values from separate words (not `--x=v`, `-xv`), an
+    optional that got no value, or a zero-or-more option (`Arity.ANY`) that is either."""
     if item.spec is None:
         return False
     if item.spec.arity is Arity.VARIADIC:
         return item.end - item.start > 1
+    if item.spec.arity is Arity.ANY:
+        return item.end - item.start > 1 or not item.values
     return item.spec.arity is Arity.OPTIONAL and not item.values
 
 
