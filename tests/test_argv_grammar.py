@@ -488,7 +488,11 @@ def test_the_copilot_table_covers_every_option_of_its_completion_script_with_its
     included (`--config-dir`, `--server`, `-w/--worktree`, `--prefer-version`, ...): the table
     knows each, and reads its value the way the script skips words."""
     listed = {}
-    for line in (LANE_HELP / "copilot-1.0.102.completion-options.txt").read_text().splitlines():
+    for line in (
+        (LANE_HELP.parent / "lane-completion" / "copilot-1.0.102.completion-options.txt")
+        .read_text()
+        .splitlines()
+    ):
         if line and not line.startswith("#"):
             name, kind = line.split()
             listed[name] = kind

@@ -8,7 +8,7 @@ import re
 from tests.conftest import run_toolgate
 from toolgate_cli.commands.lanes import lanes_document
 from toolgate_cli.lanes import LANES, REFUSED_LANES, read_only_invoke
-from toolgate_cli.lanes.base import LaneInvocation
+from toolgate_cli.lanes.base import LaneInvocation, RewriteOptions
 
 
 def test_json_lists_every_lane_and_every_refused_kind():
@@ -48,13 +48,21 @@ def test_what_lanes_lists_is_what_dispatch_does():
 
 def test_each_lanes_mechanism_names_every_flag_its_rewrite_adds():
     """The `lanes` text is written by hand; it must not fall behind the flags a rewrite adds."""
-    for kind, args in (("claude", ("-p", "two words")), ("codex", ("exec", "two words"))):
-        result = read_only_invoke(LaneInvocation(kind, args))
+    runs = (
+        ("claude", ("-p", "two words")),
+        ("codex", ("exec", "two words")),
+        ("copilot", ("-p", "two words")),
+    )
+    assert {kind for kind, _ in runs} == set(LANES)
+    for kind, args in runs:
+        result = read_only_invoke(LaneInvocation(kind, args), RewriteOptions(lane_home="/h"))
         assert result.ok
         mechanism = LANES[kind].mechanism
         for change in result.changes:
             if change.action == "added":
                 flag = change.flag if change.flag != "--config" else change.words[-1]
+                if flag.startswith("env "):
+                    flag = flag.removeprefix("env ")
                 spelled = " ".join(change.words) if change.flag == "--disable" else flag
                 assert spelled in mechanism, f"{kind}: lanes does not name {spelled}"
 

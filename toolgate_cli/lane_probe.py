@@ -68,10 +68,15 @@ NOT_FOUND = "<not found>"
 """`binary_version`'s answer when there is no such binary: the exec will say so (exit 127)."""
 
 
-def binary_version(command: str, cwd: str, parse: Callable[[str], str | None]) -> str | None:
-    """The version of the binary `command` names, as `parse` reads its `--version` output;
-    None when it cannot be run or understood (such a binary is unproven); `NOT_FOUND` when
-    there is no such binary."""
+def binary_version(
+    command: str,
+    cwd: str,
+    parse: Callable[[str], str | None],
+    args: Sequence[str] = ("--version",),
+) -> str | None:
+    """The version of the binary `command` names, as `parse` reads what `command ARGS` prints
+    (`--version`, after the lane's `PROBE_ARGS`); None when it cannot be run or understood
+    (such a binary is unproven); `NOT_FOUND` when there is no such binary."""
     path = resolve_binary(command, cwd)
     key = binary_key(path) if path is not None else None
     if path is None or key is None:
@@ -80,7 +85,7 @@ def binary_version(command: str, cwd: str, parse: Callable[[str], str | None]) -
     if key in cache:
         cached = cache[key]
         return cached if isinstance(cached, str) else None
-    output = run_binary(path, ("--version",))
+    output = run_binary(path, args)
     if output is None:
         return None  # not remembered: a time-out may pass
     version = parse(output)
