@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from tests.conftest import run_toolgate
 from toolgate_cli.commands.lanes import lanes_document
@@ -85,3 +86,11 @@ def test_human_output_names_every_kind_with_its_versions():
 def test_help_carries_an_example():
     result = run_toolgate(["lanes", "--help"])
     assert re.search(r"^\s+toolgate lanes --json", result.stdout, re.MULTILINE)
+
+
+def test_the_readme_has_a_section_for_every_rewritten_lane_naming_its_proven_versions():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("## What read-only means for each lane", 1)[1].split("\n## ", 1)[0]
+    for kind, lane in LANES.items():
+        heading = f"### {kind} (proven with {', '.join(lane.versions_proven)})"
+        assert heading in section, f"README has no {heading!r}"

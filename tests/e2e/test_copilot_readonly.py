@@ -195,7 +195,7 @@ HOOK_ROUTES: dict[str, Scenario] = {
 @pytest.mark.parametrize("name", list(HOOK_ROUTES), ids=str)
 def test_hooks_do_not_run(name: str, copilot_bin: Path, tmp_path: Path) -> None:
     scenario = HOOK_ROUTES[name]
-    _check(scenario, copilot_bin, tmp_path, ("new: hook-sessionStart", "new: hook-preToolUse"))
+    _check(scenario, copilot_bin, tmp_path, tuple(f"new: hook-{event}" for event in HOOK_EVENTS))
 
 
 def test_a_template_that_sets_COPILOT_ALLOW_ALL_is_refused(
