@@ -51,7 +51,8 @@ With --json, one JSON object on stdout, stable for scripts:
    "kind_rule": STR}
 
 With --check, each lane kind toolgate rewrites is looked up on PATH and asked for its
-version and its --help (codex: also exec --help and exec review --help): the report says
+version and its --help (codex: also exec --help and exec review --help; copilot with
+--no-auto-update in front, so its loader runs no newer cached package): the report says
 where it is, whether that version is proven, the options its help lists that toolgate's
 table does not know (unknown_options: toolgate refuses them until the table decides
 them) and the options toolgate adds or relies on that its help no longer lists
