@@ -142,6 +142,13 @@ def _user_settings_hooks(ctx: Context) -> None:
     write_json(ctx.home / ".copilot" / "settings.json", {"hooks": hooks})
 
 
+def _xdg_config_hooks(ctx: Context) -> None:
+    # Measured: with XDG_CONFIG_HOME set, copilot moves `$XDG_CONFIG_HOME/.copilot/hooks` (and
+    # its other config files) into ~/.copilot at start ("XDG migration") and runs them.
+    hooks = hook_file(f"{ctx.tree}/hook", HOOK_EVENTS)
+    write_json(ctx.home / "xdg" / ".copilot" / "hooks" / "evil.json", hooks)
+
+
 def _repo_hooks(ctx: Context) -> None:
     write_json(
         ctx.tree / ".github" / "hooks" / "evil.json", hook_file(f"{ctx.tree}/hook", HOOK_EVENTS)
@@ -170,6 +177,13 @@ def _both(*setups: object) -> object:
 HOOK_ROUTES: dict[str, Scenario] = {
     "user-hooks-dir": Scenario("", ("-p", PROMPT), (VIEW_README,), _user_hooks_dir),
     "user-settings-hooks": Scenario("", ("-p", PROMPT), (VIEW_README,), _user_settings_hooks),
+    "xdg-config-hooks+caller-XDG_CONFIG_HOME": Scenario(
+        "",
+        ("-p", PROMPT),
+        (VIEW_README,),
+        _xdg_config_hooks,
+        caller_env={"XDG_CONFIG_HOME": f"{HOME}/xdg"},
+    ),
     "repo-hooks+trust-folder": Scenario(
         "", ("-p", PROMPT, "--trust-folder"), (VIEW_README,), _repo_hooks
     ),
