@@ -1,18 +1,71 @@
-"""Helpers shared by all tests: run the toolgate CLI as a user would, in a subprocess."""
+"""Helpers shared by all tests: run the toolgate CLI as a user would, in a subprocess.
+
+Under CI=true a skipped test fails (a skip proves nothing, and CI is where the proofs must run),
+unless its reason is in SKIPS_ALLOWED_IN_CI, which says why that one cannot run on Linux CI.
+"""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 TEST_CACHE_DIR = REPO_ROOT / ".cache" / "toolgate-test-cache"
 """Where the toolgate the tests run keeps its lane-version cache (`TOOLGATE_CACHE_DIR`), so no
 test reads or writes the user's own; a test about the cache gives its own directory."""
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+SKIPS_ALLOWED_IN_CI: dict[str, str] = {
+    "this kernel refuses TIOCSTI to everyone": (
+        "tests/e2e/test_lock_attacks.py: with dev.tty.legacy_tiocsti = 0 (the default of newer "
+        "kernels) no process can push keystrokes into a terminal, so the control cannot type "
+        "either: the kernel has closed the route the test attacks, and nothing is left to prove"
+    ),
+}
+"""Skip reasons (matched at their start) that stand under CI=true, each with why the test
+cannot run on a Linux CI machine. Everything else that skips there is a failure."""
+
+
+def _skip_reason(longrepr: object) -> str:
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return str(longrepr)
+
+
+def _fail_a_skip_in_ci(report: pytest.TestReport | pytest.CollectReport) -> None:
+    if not IN_CI or not report.skipped or hasattr(report, "wasxfail"):
+        return
+    reason = _skip_reason(report.longrepr)
+    if any(reason.startswith(allowed) for allowed in SKIPS_ALLOWED_IN_CI):
+        return
+    report.outcome = "failed"
+    report.longrepr = (
+        f"skipped under CI=true, where every proof must run: {reason} "
+        "(install what it needs in .ci/run; tests/conftest.py SKIPS_ALLOWED_IN_CI lists the "
+        "only skips CI accepts)"
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Any, None]:
+    outcome = yield
+    _fail_a_skip_in_ci(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, None]:
+    outcome = yield
+    _fail_a_skip_in_ci(outcome.get_result())
 
 
 def toolgate_argv(*args: str) -> list[str]:

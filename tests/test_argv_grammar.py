@@ -27,8 +27,9 @@ from toolgate_cli.argv import (
 )
 from toolgate_cli.lanes import claude, codex, copilot
 
-LANES_DIR = Path("/work/shared/lanes")
-LANE_HELP = Path(__file__).parent / "data" / "lane-help"
+LANES_DIR = Path(__file__).resolve().parent / "data" / "lane-help"
+"""The measured help texts, in the checkout so that the test runs wherever the tests run (it
+read them from outside the checkout and skipped where they were not)."""
 
 KEEP = Action.KEEP
 SMALL = FlagTable(
@@ -467,10 +468,7 @@ HELP_ARITY_EXCEPTIONS = {
 def test_the_tables_cover_every_option_in_the_help_texts_with_its_arity(
     lane: str, help_file: str, table: FlagTable
 ) -> None:
-    path = LANE_HELP / help_file if (LANE_HELP / help_file).exists() else LANES_DIR / help_file
-    if not path.exists():
-        pytest.skip(f"{path} is not on this machine")
-    listed = help_options(path)
+    listed = help_options(LANES_DIR / help_file)
     assert len(listed) > 10, "the help parser found too few options to be trusted"
     missing = sorted(name for name in listed if table.get(name) is None)
     assert missing == [], f"{help_file}: options the table does not know"
@@ -489,7 +487,7 @@ def test_the_copilot_table_covers_every_option_of_its_completion_script_with_its
     knows each, and reads its value the way the script skips words."""
     listed = {}
     for line in (
-        (LANE_HELP.parent / "lane-completion" / "copilot-1.0.102.completion-options.txt")
+        (LANES_DIR.parent / "lane-completion" / "copilot-1.0.102.completion-options.txt")
         .read_text()
         .splitlines()
     ):

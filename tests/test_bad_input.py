@@ -254,19 +254,27 @@ CASES: list[Case] = [
         "empty",
         "No such option",
     ),
+    # a refusal: the picture on stdout, and dispatch's one line on stderr
     Case(
         "explain/missing-caller-root",
         ["explain", "--read-only", "--caller-root", "{missing}", "--", "claude", "-p", "x"],
         REFUSED,
         "text",
-        None,
+        "does not exist",
     ),
     Case(
         "explain/cwd-is-a-file",
         ["explain", "--read-only", "--cwd", "{file}", "--", "claude", "-p", "x"],
         REFUSED,
         "text",
-        None,
+        "not a directory",
+    ),
+    Case(
+        "explain/refused-120KB-value",
+        ["explain", "--read-only", "--", "claude", "-p", "--agent", BIG, "x"],
+        REFUSED,
+        "text",
+        "toolgate: refused: --agent",
     ),
     # --- check-command -----------------------------------------------------------------------
     Case("check-command/not-utf8", ["check-command", "--", b"ls " + NOT_UTF8], 1, "empty", "U+"),
@@ -393,6 +401,13 @@ CASES: list[Case] = [
         "cannot read",
     ),
     Case("rules-lint/directory", ["rules", "lint", "{dir}"], USAGE, "empty", "cannot read"),
+    Case(
+        "rules-import-report/missing-file",
+        ["rules", "import-report", "{missing}"],
+        USAGE,
+        "empty",
+        "cannot read",
+    ),
     Case(
         "rules-lint/not-utf8-file",
         ["rules", "lint", "{latin1}"],

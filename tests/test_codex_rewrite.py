@@ -333,8 +333,65 @@ def test_an_unknown_subcommand_is_refused() -> None:
     assert "frobnicate" in refused("frobnicate", "x").reason
 
 
-def test_a_one_word_exec_prompt_is_refused_as_a_possible_subcommand() -> None:
-    assert "more than one word" in refused("exec", "summarize").reason
+# codex 0.171.0 reads these as the prompt (measured, tests/e2e/test_codex_prompts.py): words that
+# name no exec subcommand, prefixes of one (no clap prefix inference), other case, other levels'
+# subcommands, and after `--` every word, subcommand names included.
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["summarize"],
+        ["go"],
+        ["rev"],
+        ["res"],
+        ["hel"],
+        ["r"],
+        ["Review"],
+        ["e"],
+        ["exec"],
+        ["apply"],
+        ["--", "go"],
+        ["--", "resume"],
+        ["--", "fork"],
+        ["--", "help"],
+        ["--", "review"],
+        ["--json", "--", "summarize"],
+    ],
+)
+def test_a_one_word_exec_prompt_that_names_no_subcommand_is_the_prompt(args: list[str]) -> None:
+    result = ok("exec", *args)
+    parsed = codex_parse(result.invoke.args)
+    assert parsed.nested is None and parsed.operands == [args[-1]], parsed
+    assert result.invoke.args[-len(args) :] == tuple(args)
+    assert not changes(result, "refused")
+
+
+@pytest.mark.parametrize("word", ["resume", "fork", "help"])
+def test_a_word_that_runs_an_exec_subcommand_is_still_refused(word: str) -> None:
+    result = refused("exec", word)
+    assert f"codex exec {word} (" in result.reason
+    assert changes(result, "refused") == [("<subcommand>", (word,))]
+
+
+def test_exec_review_named_as_one_word_is_the_review_run() -> None:
+    result = ok("exec", "review")
+    assert codex_parse(result.invoke.args).nested == "review"
+
+
+def test_with_prefix_inference_a_prefix_of_a_subcommand_would_be_refused(monkeypatch) -> None:
+    """Measured off for 0.171.0; were a version to turn it on, the table flips one constant
+    and every prefix of an exec subcommand stops being a prompt."""
+    from toolgate_cli.lanes import codex
+
+    assert codex.EXEC_INFERS_PREFIXES is False
+    assert codex.exec_subcommand_named_by("rev") is None
+    monkeypatch.setattr(codex, "EXEC_INFERS_PREFIXES", True)
+    assert codex.exec_subcommand_named_by("rev") == "review"
+    assert codex.exec_subcommand_named_by("h") == "help"
+    for word in ("res", "fo", "he"):
+        assert word in refused("exec", word).reason
+    assert "spell it out" in refused("exec", "rev").reason
+    ok("exec", "summarize")
+    ok("exec", "--", "res")
 
 
 @pytest.mark.parametrize("prompt", ["explain main.py", "-", "Why?"])

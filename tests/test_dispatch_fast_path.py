@@ -16,6 +16,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -237,7 +238,8 @@ def test_help_and_every_usage_problem_are_left_to_click(args: list[str]) -> None
 def test_the_real_entry_point_takes_the_fast_path_without_importing_click() -> None:
     """Run `python -m toolgate_cli dispatch ...` and ask which modules it loaded: none of the
     ones whose import time benchmarks/run.py measured off this path (click with what it pulls
-    in, rich, shellingham, typing), nor the tree lock's modules, which only --lock-tree needs."""
+    in, rich, shellingham, typing), nor the sandbox's modules, which only --lock-tree and
+    --confine need."""
     probe = (
         "import runpy, sys\n"
         "sys.argv = ['toolgate', 'dispatch', '--read-only', '--', 'claude', '-p', 'x']\n"
@@ -245,7 +247,8 @@ def test_the_real_entry_point_takes_the_fast_path_without_importing_click() -> N
         "    runpy.run_module('toolgate_cli', run_name='__main__')\n"
         "except SystemExit as stop:\n"
         "    off = ('click', 'rich', 'shellingham', 'typing', 'uuid', 'datetime', 'gettext',\n"
-        "           'toolgate_cli.treelock', 'toolgate_cli.treelock_host', 'subprocess')\n"
+        "           'toolgate_cli.sandbox', 'toolgate_cli.sandbox.plan', 'subprocess',\n"
+        "           'toolgate_cli.sandbox.host', 'toolgate_cli.sandbox.confine')\n"
         "    loaded = sorted(m for m in off if m in sys.modules)\n"
         "    sys.stderr.write(f'status={stop.code} loaded={loaded}\\n')\n"
     )
@@ -259,6 +262,63 @@ def test_the_real_entry_point_takes_the_fast_path_without_importing_click() -> N
     )
     assert '"ok": true' in result.stdout
     assert result.stderr.strip() == "status=0 loaded=[]", result.stderr
+
+
+HEAVY_STANDARD_MODULES = (
+    "dataclasses",
+    "inspect",
+    "enum",
+    "re",
+    "json",
+    "typing",
+    "shlex",
+    "contextlib",
+    "importlib.util",
+    "subprocess",
+)
+"""What a dispatch must not import (benchmarks/run.py, "A real run"): measured, `dataclasses`
+(with `inspect`) cost 17 ms of CPU, `json` 8 ms (it imports `re`), `re` 6 ms, `enum` 3 ms; the
+whole of toolgate's dispatch costs about 5 ms above the interpreter without them."""
+
+
+@pytest.mark.parametrize("output", ["--json", "--exec"])
+def test_a_dispatch_imports_none_of_the_heavy_standard_modules(output: str, tmp_path: Path) -> None:
+    """`toolgate dispatch` as a launcher sends it, in an interpreter started without `site`
+    (an editable install's import finder would load `re` before toolgate runs); `--exec` up to
+    the exec itself, with the version read from a fake claude and then from the cache."""
+    lane = tmp_path / "claude"
+    lane.write_text("#!/bin/sh\necho '2.1.332 (Claude Code)'\n")
+    lane.chmod(0o755)
+    probe = (
+        "import os, sys\n"
+        f"sys.path.insert(0, {str(REPO_ROOT)!r})\n"
+        "def report(*args):\n"
+        "    heavy = [m for m in sys.argv[-1].split(',') if m in sys.modules]\n"
+        "    sys.stderr.write(f'loaded={heavy}\\n')\n"
+        "    os._exit(0)\n"
+        "os.execvpe = report\n"
+        "words = sys.argv[1:-1]\n"
+        "sys.argv = ['toolgate', *words]\n"
+        "from toolgate_cli.__main__ import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    report()\n"
+    )
+    words = ["dispatch", "--read-only", output, "--", str(lane), "-p", "x"]
+    env = {**toolgate_env(), "TOOLGATE_CACHE_DIR": str(tmp_path / "cache")}
+    for _ in range(2):  # the first --exec asks the binary, the second reads the cache
+        result = subprocess.run(
+            [sys.executable, "-S", "-c", probe, *words, ",".join(HEAVY_STANDARD_MODULES)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            check=False,
+        )
+        assert result.stderr.strip().splitlines()[-1] == "loaded=[]", result.stderr
+    if output == "--json":
+        assert '"ok": true' in result.stdout
 
 
 def test_a_usage_error_still_reads_as_click_reports_it() -> None:

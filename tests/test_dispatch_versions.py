@@ -180,8 +180,8 @@ def test_exec_asks_the_binary_once_and_then_the_cache_answers(
         assert (status, err) == (exitcodes.OK, "")
         assert json.loads(out)["argv_hex"]  # the fake lane ran and reported its argv
     assert asked(env) == 1
-    cache = json.loads((Path(env["TOOLGATE_CACHE_DIR"]) / "lane-versions.json").read_text())
-    assert list(cache.values()) == [NEWEST_CLAUDE]
+    lines = (Path(env["TOOLGATE_CACHE_DIR"]) / "lane-versions").read_text().splitlines()
+    assert [line.split(" ")[1] for line in lines] == [NEWEST_CLAUDE]
 
 
 def test_a_changed_binary_is_asked_again(tree: Path, env: dict[str, str], lanes_dir: Path) -> None:
@@ -249,7 +249,7 @@ def test_an_unwritable_cache_only_costs_asking_again(
 def test_a_corrupt_cache_is_ignored(tree: Path, env: dict[str, str]) -> None:
     cache = Path(env["TOOLGATE_CACHE_DIR"])
     cache.mkdir()
-    (cache / "lane-versions.json").write_text("{not json")
+    (cache / "lane-versions").write_bytes(b"zz not-hex\n\xff\xfe 1.2.3\n" + b"00 a b c\n")
     status, _, err = exec_lane(tree, "--", "claude", "-p", "x", env=env)
     assert (status, err) == (exitcodes.OK, "")
     assert asked(env) == 1

@@ -165,6 +165,46 @@ def test_a_refused_flag_says_why_and_what_to_do_and_exits_3():
     assert "Command line" not in output
 
 
+def _outside_the_root(tmp_path):
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree-other").mkdir()
+    root, sibling = str(tmp_path / "tree"), str(tmp_path / "tree-other")
+    return ["--read-only", "--caller-root", root, "--cwd", sibling, "--", "claude", "-p", "x y"]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        CLAUDE_REFUSED,
+        ["--read-only", "--", "codex", "login"],
+        ["--read-only", "--", "claude", "-p", "--agent", "a\nb", "x y"],
+        "outside the root",
+    ],
+)
+def test_a_refusal_puts_dispatchs_one_line_reason_on_stderr(case, tmp_path):
+    """Issue 16: in a CI log the reason is what a person looks for; the picture stays on
+    stdout."""
+    args = _outside_the_root(tmp_path) if case == "outside the root" else case
+    dispatched = run_toolgate(["dispatch", *args])
+    result = run_explain(args)
+    assert dispatched.returncode == result.returncode == 3
+    assert result.stderr == dispatched.stderr
+    assert result.stderr.startswith("toolgate: refused: ")
+    assert len(result.stderr.splitlines()) == 1 and result.stderr.endswith("\n")
+    assert result.stdout.startswith("REFUSED: ")
+    assert "What to do instead" in result.stdout
+
+
+def test_an_allowed_explanation_writes_nothing_on_stderr():
+    result = run_explain(CLAUDE_CASE)
+    assert result.returncode == 0 and result.stderr == ""
+
+
+def test_help_says_the_refusal_reason_goes_to_stderr():
+    text = " ".join(run_toolgate(["explain", "--help"]).stdout.split())
+    assert "On a refusal the one-line reason also goes to stderr, as dispatch writes it" in text
+
+
 def test_a_cwd_outside_the_caller_root_is_refused_with_the_verdict(tmp_path):
     root = tmp_path / "tree"
     sibling = tmp_path / "tree-other"

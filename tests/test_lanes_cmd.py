@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import run_toolgate
 from toolgate_cli.commands.lanes import lanes_document
@@ -47,7 +50,12 @@ def test_what_lanes_lists_is_what_dispatch_does():
     assert "unknown never claims" in unknown.reason
 
 
-def test_each_lanes_mechanism_names_every_flag_its_rewrite_adds():
+@pytest.mark.parametrize(
+    "options",
+    [RewriteOptions(), RewriteOptions(confine=True, lane_version="2.1.332")],
+    ids=["read-only", "confined"],
+)
+def test_each_lanes_mechanism_names_every_flag_its_rewrite_adds(options: RewriteOptions) -> None:
     """The `lanes` text is written by hand; it must not fall behind the flags a rewrite adds."""
     runs = (
         ("claude", ("-p", "two words")),
@@ -56,7 +64,7 @@ def test_each_lanes_mechanism_names_every_flag_its_rewrite_adds():
     )
     assert {kind for kind, _ in runs} == set(LANES)
     for kind, args in runs:
-        result = read_only_invoke(LaneInvocation(kind, args), RewriteOptions(lane_home="/h"))
+        result = read_only_invoke(LaneInvocation(kind, args), replace(options, lane_home="/h"))
         assert result.ok
         mechanism = LANES[kind].mechanism
         for change in result.changes:

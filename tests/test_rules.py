@@ -735,53 +735,132 @@ def write_settings(tmp_path: Path, permissions: object) -> Path:
     return path
 
 
-def test_cli_lint_reports_every_reject_and_allow_warning(tmp_path: Path):
+def test_cli_import_report_groups_what_cannot_be_imported_by_reject_code(tmp_path: Path):
     path = write_settings(
         tmp_path,
         {
-            "allow": ["Bash(git status)", "Bash(mkdir:*)", "Bash(*)", 7],
+            "allow": ["Bash(git status)", "Bash(mkdir:*)", "Bash(*)", 7, "Edit(src/**)"],
             "ask": ["Bash(git push:*)"],
             "deny": ["Bash(rm:*)", "Read(./.env)"],
         },
     )
-    result = run_toolgate(["rules", "lint", "--json", str(path)])
+    result = run_toolgate(["rules", "import-report", "--json", str(path)])
     assert result.returncode == 1
-    records = json.loads(result.stdout)
+    report = json.loads(result.stdout)
+    assert set(report) == {"rules", "rejected_by_code"}
+    records = report["rules"]
+    keys = {"list", "index", "rule", "ok", "canonical", "tool", "match", "reject", "warnings"}
+    assert all(set(record) == keys for record in records)
     assert [(r["list"], r["index"]) for r in records] == [
         ("allow", 0),
         ("allow", 1),
         ("allow", 2),
         ("allow", 3),
+        ("allow", 4),
         ("ask", 0),
         ("deny", 0),
         ("deny", 1),
     ]
-    assert [r["ok"] for r in records] == [True, True, False, False, True, True, False]
+    assert [r["ok"] for r in records] == [True, True, False, False, False, True, True, False]
     assert records[1]["warnings"][0]["code"] == "broad_prefix"
-    assert records[2]["reject"]["code"] == "unsupported.wildcard"
-    assert records[3]["reject"]["code"] == "invalid.grammar"
     # a wide deny rule tightens; breadth is a property of a grant, so it is not warned
-    assert records[5]["warnings"] == []
-    assert records[6]["reject"]["code"] == "invalid.grammar"
-    text = run_toolgate(["rules", "lint", str(path)])
+    assert records[6]["warnings"] == []
+    grouped = report["rejected_by_code"]
+    assert list(grouped) == ["invalid.grammar", "unsupported.tool", "unsupported.wildcard"]
+    assert grouped["invalid.grammar"] == [
+        {"list": "allow", "index": 3, "rule": "7"},
+        {"list": "deny", "index": 1, "rule": "Read(./.env)"},
+    ]
+    assert grouped["unsupported.tool"] == [{"list": "allow", "index": 4, "rule": "Edit(src/**)"}]
+    assert grouped["unsupported.wildcard"] == [{"list": "allow", "index": 2, "rule": "Bash(*)"}]
+    text = run_toolgate(["rules", "import-report", str(path)])
     assert text.returncode == 1
-    assert "7 rules: 3 rejected, 1 warning" in text.stdout
-    assert "allow[2] rejected: Bash(*): unsupported.wildcard" in text.stdout
+    assert "4 of 8 rules can be imported" in text.stdout
+    assert "  invalid.grammar (2):\n    allow[3] 7:" in text.stdout
+    assert "    allow[2] Bash(*): Bash(*) grants every command" in text.stdout
 
 
-def test_cli_lint_warning_only_file_exits_zero(tmp_path: Path):
+def test_cli_import_report_of_an_importable_file_exits_zero(tmp_path: Path):
     path = write_settings(tmp_path, {"allow": ["Bash(mkdir:*)", "Bash(cd /tmp && npm:*)"]})
-    result = run_toolgate(["rules", "lint", str(path)])
+    result = run_toolgate(["rules", "import-report", str(path)])
     assert result.returncode == 0, result.stdout
     assert "broad_prefix" in result.stdout and "compound_prefix" in result.stdout
+    assert "not importable" not in result.stdout
+
+
+# The issue's example: every rule is valid Claude Code syntax, and the careful deny rule
+# Read(./.env) is exactly what a user should have.
+ISSUE_16_SETTINGS = {
+    "allow": [
+        "Read",
+        "Bash(npm run test:*)",
+        "Edit(src/**)",
+        "WebFetch(domain:github.com)",
+        "mcp__github__get_issue",
+        "Read(./.env)",
+        "Bash(git diff *)",
+    ],
+    "deny": ["Read(./.env)", "Bash(curl:*)"],
+}
+
+
+def test_cli_lint_passes_the_issues_valid_claude_code_rules(tmp_path: Path):
+    path = write_settings(tmp_path, ISSUE_16_SETTINGS)
+    result = run_toolgate(["rules", "lint", str(path)])
+    assert result.returncode == 0, result.stdout
+    assert "(Claude Code's rule syntax)" in result.stdout
+    assert "9 rules: 0 errors, 2 warnings" in result.stdout
+    assert "  deny[0] ok: Read(./.env)\n" in result.stdout
+    assert "    warning whole_tool: Read names the whole tool" in result.stdout
+    assert "    warning shadowed: deny[0] is the same rule" in result.stdout
+    # the same file through the persisted grammar: 6 of 9 cannot be imported, each said why
+    report = run_toolgate(["rules", "import-report", str(path)])
+    assert report.returncode == 1
+    assert "3 of 9 rules can be imported" in report.stdout
+
+
+def test_cli_lint_json_records_have_the_documented_shape(tmp_path: Path):
+    path = write_settings(
+        tmp_path,
+        {"allow": ["Raed", "Bash(mkdir:*)", 7, "Task(Explore)"], "deny": ["Bash(rm:*)"]},
+    )
+    result = run_toolgate(["rules", "lint", "--json", str(path)])
+    assert result.returncode == 1
+    records = json.loads(result.stdout)
+    keys = {"list", "index", "rule", "ok", "tool", "specifier", "errors", "warnings"}
+    assert all(set(record) == keys for record in records)
+    typo, broad, number, legacy, deny = records
+    assert typo["ok"] is False and typo["tool"] == "Raed" and typo["specifier"] is None
+    assert [e["code"] for e in typo["errors"]] == ["unknown_tool"]
+    assert broad["ok"] and [w["code"] for w in broad["warnings"]] == ["broad_prefix"]
+    assert number["rule"] == "7" and number["tool"] is None
+    assert [e["code"] for e in number["errors"]] == ["not_a_string"]
+    assert legacy["tool"] == "Agent" and legacy["specifier"] == "Explore" and legacy["ok"]
+    assert deny["list"] == "deny" and deny["ok"] and deny["warnings"] == []
+    text = run_toolgate(["rules", "lint", str(path)])
+    assert text.returncode == 1
+    assert "  allow[0] error unknown_tool: Raed: 'Raed' is not a Claude Code tool" in text.stdout
+    assert "5 rules: 2 errors, 1 warning" in text.stdout
 
 
 def test_cli_lint_file_without_permissions_has_no_rules(tmp_path: Path):
     path = tmp_path / "settings.json"
     path.write_text('{"model": "x"}', encoding="utf-8")
-    result = run_toolgate(["rules", "lint", "--json", str(path)])
-    assert result.returncode == 0
-    assert json.loads(result.stdout) == []
+    for command in ("lint", "import-report"):
+        result = run_toolgate(["rules", command, "--json", str(path)])
+        assert result.returncode == 0
+        assert json.loads(result.stdout) in ([], {"rules": [], "rejected_by_code": {}})
+
+
+def test_cli_lint_escapes_what_it_prints(tmp_path: Path):
+    path = write_settings(tmp_path, {"allow": ["Bash(ls\x1b[31m)", "Raed\n"]})
+    result = run_toolgate(["rules", "lint", str(path)])
+    assert "\x1b" not in result.stdout
+    assert "\\x1b" in result.stdout
+    assert all(
+        line.startswith(("  ", "/")) or " rules: " in line
+        for line in result.stdout.splitlines()[1:]
+    )
 
 
 @pytest.mark.parametrize(
@@ -796,27 +875,46 @@ def test_cli_lint_file_without_permissions_has_no_rules(tmp_path: Path):
         (b"[" * 100_000, "nested too deeply"),
     ],
 )
-def test_cli_lint_bad_files_are_one_line_errors(tmp_path: Path, content, fragment):
+@pytest.mark.parametrize("command", ["lint", "import-report"])
+def test_cli_lint_bad_files_are_one_line_errors(tmp_path: Path, content, fragment, command):
     path = tmp_path / "settings.json"
     if content is not None:
         path.write_bytes(content)
-    result = run_toolgate(["rules", "lint", str(path)])
+    result = run_toolgate(["rules", command, str(path)])
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert result.stdout == ""
     assert fragment in result.stderr
+    assert result.stderr.startswith(f"toolgate rules {command}: ")
     assert len(result.stderr.strip().splitlines()) == 1
     no_traceback(result)
 
 
-def test_cli_lint_a_directory_is_a_one_line_error(tmp_path: Path):
-    result = run_toolgate(["rules", "lint", str(tmp_path)])
+@pytest.mark.parametrize("command", ["lint", "import-report"])
+def test_cli_lint_a_directory_is_a_one_line_error(tmp_path: Path, command: str):
+    result = run_toolgate(["rules", command, str(tmp_path)])
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("command", [[], ["check"], ["admits"], ["lint"]])
+@pytest.mark.parametrize("command", [[], ["check"], ["admits"], ["lint"], ["import-report"]])
 def test_cli_every_help_carries_an_example(command):
     result = run_toolgate(["rules", *command, "--help"])
     assert result.returncode == 0
     assert "Example:" in result.stdout
     assert "toolgate rules" in result.stdout.split("Example:", 1)[1]
+
+
+@pytest.mark.parametrize(
+    ("command", "grammar"),
+    [
+        ("lint", "Claude Code's own rule syntax"),
+        ("import-report", "persisted-rule grammar"),
+        ("check", "persisted-rule grammar"),
+        ("admits", "persisted grammar"),
+    ],
+)
+def test_cli_every_help_says_which_grammar_it_speaks(command: str, grammar: str):
+    result = run_toolgate(["rules", command, "--help"])
+    assert grammar in " ".join(result.stdout.split())
+    group = " ".join(run_toolgate(["rules", "--help"]).stdout.split())
+    assert f"{command} " in group

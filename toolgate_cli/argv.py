@@ -22,16 +22,16 @@ the rewriters refuse what this module cannot place.
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from toolgate_cli.records import Choice, field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
     from toolgate_cli.lanes.base import RewriteOptions
 
 
-class Arity(enum.Enum):
+class Arity(Choice):
     """How many values an option takes."""
 
     FLAG = "flag"
@@ -47,7 +47,7 @@ class Arity(enum.Enum):
     words up to the next `-` word. `--x=v` takes that one value and stops, as for VARIADIC."""
 
 
-class Action(enum.Enum):
+class Action(Choice):
     """What a read-only rewrite does with an option the template carried."""
 
     KEEP = "keep"
@@ -60,19 +60,20 @@ class Action(enum.Enum):
     """Cannot be made read-only (or is unverified): the whole dispatch is refused."""
 
 
-Judge = Callable[[tuple[str, ...], "RewriteOptions"], tuple[Action, str]]
+if TYPE_CHECKING:
+    Judge = Callable[[tuple[str, ...], "RewriteOptions"], tuple["Action", str]]
 """Decides the action for an option from its values (and the caller's declarations), for
 options whose safety depends on them."""
 
 
-class Dialect(enum.Enum):
+class Dialect(Choice):
     """The argument parser a lane's CLI is built on."""
 
     COMMANDER = "commander"
     CLAP = "clap"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FlagSpec:
     """One option of a lane's CLI and what read-only does with it.
 
@@ -98,7 +99,7 @@ class FlagSpec:
         return self.action, self.reason
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FlagTable:
     """A lane command's options, looked up by any spelling."""
 
@@ -130,14 +131,14 @@ class FlagTable:
         return FlagTable((*self.specs, *rows)) if rows else self
 
 
-class ItemKind(enum.Enum):
+class ItemKind(Choice):
     OPTION = "option"
     POSITIONAL = "positional"
     TAIL = "tail"
     """`--` and everything after it."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Item:
     """A run of argv words that the lane's parser reads as one unit.
 

@@ -1,32 +1,37 @@
-"""One dispatch decision: the verdict on where it runs, the lane rewrite, then the tree lock.
+"""One dispatch decision: the verdict on where it runs, the lane rewrite, then the sandbox.
 
 `decide_dispatch` is what `toolgate dispatch` and `toolgate explain` both call; it is pure apart
-from path resolution and, with `--lock-tree`, what the injected `LockHost` reads and tries.
+from path resolution and, with `--lock-tree` or `--confine`, what the injected `LockHost` reads
+and tries.
 `DispatchDecision.as_json` is the documented JSON shape (README, "JSON").
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
 
 from toolgate_cli.lanes import LANES, lane_kind, read_only_invoke
 from toolgate_cli.lanes.base import Change, LaneInvocation, RewriteOptions
+from toolgate_cli.records import field, record, replace
 from toolgate_cli.verdict import ReadOnlyRequest, Refused, read_only_verdict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from toolgate_cli.treelock import LockHost
+    from toolgate_cli.sandbox.confine import ConfineRequest
+    from toolgate_cli.sandbox.plan import LockHost
     from toolgate_cli.verdict import Mode
 
 ANSWER_BINDING = "answer mode: no lane process is spawned"
 
 LANE_FLAGS = "lane-flags"
 TREE_LOCK = "tree-lock"
-"""The two layers a dispatch can hold, as the JSON `layers` list names them."""
+CONFINE = "confine"
+"""The layers a dispatch can hold, as the JSON `layers` list names them: the lane's own flags,
+the kernel's read-only mount of the tree, and confinement (the lane sees only the tree and
+what it needs to run, and keeps only an allow list of the environment)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DispatchRequest:
     """Everything `toolgate dispatch` was asked. `invocation` may be None only in answer mode."""
 
@@ -46,19 +51,28 @@ class DispatchRequest:
     """`--require-proven`: refuse a version that is not proven."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LockRequest:
     """`--lock-tree`: run the lane under the kernel lock that `host` plans and tries.
 
     `lane_flags` False (`--lock-only`) skips the lane-flag rewrite even for a lane that has
-    one: the template runs as given, with the lock alone.
+    one: the template runs as given, with the lock alone. `confine` (`--confine`) builds the
+    sandbox as an allow list instead (it holds the lock too).
     """
 
     host: LockHost
     lane_flags: bool = True
+    confine: ConfineOptions | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
+class ConfineOptions:
+    """`--confine`: what the caller allows beyond the lane's own needs (`--allow-read`)."""
+
+    allow_read: tuple[str, ...] = ()
+
+
+@record(frozen=True)
 class DispatchDecision:
     """The outcome: run `invoke` in `cwd` (ok), or `refusal` (one line, what to do instead).
 
@@ -77,6 +91,8 @@ class DispatchDecision:
     changes: tuple[Change, ...]
     refusal: str | None
     layers: tuple[str, ...] = ()
+    confinement: Confinement | None = None
+    """Under `--confine`: what the lane sees, where it may write, what environment it keeps."""
     lane_version: str | None = None
     """The version the rewrite was fitted to; None when unknown."""
     version_proven: bool | None = None
@@ -105,8 +121,30 @@ class DispatchDecision:
             "invoke": invoke,
             "binding": self.binding,
             "layers": list(self.layers),
+            "confinement": (self.confinement.as_json() if self.confinement is not None else None),
             "changes": [change.as_json() for change in self.changes],
             "refusal": self.refusal,
+        }
+
+
+@record(frozen=True)
+class Confinement:
+    """The JSON `confinement` object: every path shown read-only (`visible`), the private
+    directories (`writable`: empty at start, discarded afterwards), the secret stores covered
+    inside a shown directory (`hidden`), and the names kept from toolgate's environment
+    (`env_kept`; every other variable is unset)."""
+
+    visible: tuple[str, ...]
+    writable: tuple[str, ...]
+    hidden: tuple[str, ...]
+    env_kept: tuple[str, ...]
+
+    def as_json(self) -> dict[str, list[str]]:
+        return {
+            "visible": list(self.visible),
+            "writable": list(self.writable),
+            "hidden": list(self.hidden),
+            "env_kept": list(self.env_kept),
         }
 
 
@@ -151,7 +189,14 @@ def decide_dispatch(request: DispatchRequest) -> DispatchDecision:
     if request.lock is not None and not (request.lock.lane_flags and lane in LANES):
         alone = "--lock-only" if lane in LANES else f"{lane} has no read-only flags"
         kept = Change("kept", "<lane>", (request.invocation.command,), f"lock alone: {alone}")
-        return _locked(base, request.lock, request.invocation, None, (kept,))
+        return _locked(
+            base,
+            request.lock,
+            request.invocation,
+            lane_binding=None,
+            changes=(kept,),
+            options=request.options,
+        )
     fitted_version = None
     if lane in LANES:
         fit = LANES[lane].versions.fit(
@@ -171,12 +216,18 @@ def decide_dispatch(request: DispatchRequest) -> DispatchDecision:
             return replace(base, ok=False, changes=(refused,), refusal=fit.refusal)
         fitted_version = fit.version
     options = replace(
-        request.options, cwd=verdict.cwd, caller_root=caller_root, lane_version=fitted_version
+        request.options,
+        cwd=verdict.cwd,
+        caller_root=caller_root,
+        lane_version=fitted_version,
+        confine=request.lock is not None and request.lock.confine is not None,
     )
     result = read_only_invoke(request.invocation, options)
     if not result.ok:
         refusal = result.reason
-        if request.lock is not None:
+        if request.lock is not None and request.lock.confine is not None:
+            refusal += "; --lock-only runs the template as given, confined"
+        elif request.lock is not None:
             refusal += "; --lock-only runs the template as given under the tree lock alone"
         elif lane not in LANES:
             refusal += (
@@ -185,7 +236,14 @@ def decide_dispatch(request: DispatchRequest) -> DispatchDecision:
             )
         return replace(base, ok=False, changes=result.changes, refusal=refusal)
     if request.lock is not None:
-        return _locked(base, request.lock, result.invoke, result.binding, result.changes)
+        return _locked(
+            base,
+            request.lock,
+            result.invoke,
+            lane_binding=result.binding,
+            changes=result.changes,
+            options=options,
+        )
     return replace(
         base,
         invoke=result.invoke,
@@ -199,12 +257,18 @@ def _locked(
     base: DispatchDecision,
     lock: LockRequest,
     invoke: LaneInvocation,
+    *,
     lane_binding: str | None,
     changes: tuple[Change, ...],
+    options: RewriteOptions,
 ) -> DispatchDecision:
     """`invoke` wrapped in the tree lock, or the refusal that says why the lock cannot hold."""
+    if lock.confine is not None:
+        return _confined(
+            base, lock, invoke, lane_binding=lane_binding, changes=changes, options=options
+        )
     # Imported here: a dispatch without --lock-tree never pays for the lock's module.
-    from toolgate_cli.treelock import TOOL, wrapper_prefix
+    from toolgate_cli.sandbox.plan import TOOL, wrapper_prefix
 
     plan = lock.host.plan(base.caller_root, base.cwd)
     if isinstance(plan, str):
@@ -224,6 +288,105 @@ def _locked(
         changes=(added, *changes),
         layers=(LANE_FLAGS, TREE_LOCK) if lane_binding else (TREE_LOCK,),
     )
+
+
+def _confined(
+    base: DispatchDecision,
+    lock: LockRequest,
+    invoke: LaneInvocation,
+    *,
+    lane_binding: str | None,
+    changes: tuple[Change, ...],
+    options: RewriteOptions,
+) -> DispatchDecision:
+    """`invoke` confined: the sandbox the host plans from the lane's needs and the caller's
+    allowances, tried once; or the refusal that says why it cannot be built."""
+    from toolgate_cli.sandbox.plan import TOOL, wrapper_prefix
+
+    request = _confine_request(base.lane, lock, invoke, options)
+    plan = lock.host.plan(base.caller_root, base.cwd, request)
+    if isinstance(plan, str):
+        return replace(base, ok=False, changes=changes, refusal=plan)
+    if plan.confine is None:  # pragma: no cover - a host that ignored the request
+        return replace(base, ok=False, changes=changes, refusal="--confine: no plan was built")
+    prefix = wrapper_prefix(plan, invoke.env)
+    problem = lock.host.trial(prefix, "--confine")
+    if problem is not None:
+        return replace(base, ok=False, changes=changes, refusal=problem)
+    sandbox = plan.confine
+    confine_binding = (
+        f"confined by {TOOL}: the lane sees {base.caller_root} read-only and what it needs to "
+        f"run, writes only private directories, and keeps {len(sandbox.env_kept)} variables "
+        "of the environment"
+    )
+    why = "the lane sees only the caller root (read-only) and what it needs to run"
+    added = Change("added", "<confine>", prefix, why)
+    return replace(
+        base,
+        # The template's environment travels inside the prefix (--setenv); every variable of
+        # toolgate's own environment not on the allow list is unset before bwrap runs.
+        invoke=LaneInvocation(
+            prefix[0],
+            (*prefix[1:], sandbox.lane, *invoke.args),
+            dict.fromkeys(sandbox.env_unset),
+        ),
+        binding=f"{lane_binding}; and {confine_binding}" if lane_binding else confine_binding,
+        changes=(added, *changes),
+        layers=(LANE_FLAGS, TREE_LOCK, CONFINE) if lane_binding else (TREE_LOCK, CONFINE),
+        confinement=Confinement(
+            sandbox.visible, sandbox.writable, sandbox.hidden, sandbox.env_kept
+        ),
+    )
+
+
+def _confine_request(
+    lane_name: str | None, lock: LockRequest, invoke: LaneInvocation, options: RewriteOptions
+) -> ConfineRequest:
+    """What `--confine` asks the host: the lane's needs (the generic plan for a lane toolgate
+    has none for) and the caller's allowances."""
+    from toolgate_cli.sandbox.confine import GENERIC, ConfineRequest
+
+    lane = LANES.get(lane_name or "")
+    needs = getattr(lane.module, "CONFINE", GENERIC) if lane is not None else GENERIC
+    return ConfineRequest(
+        needs,
+        invoke.command,
+        pass_env=options.pass_env,
+        allow_read=(lock.confine or ConfineOptions()).allow_read,
+        template_env=invoke.env,
+        read_shell=options.read_shell_hook is not None,
+    )
+
+
+def probe_sandbox(
+    request: DispatchRequest,
+) -> tuple[tuple[str, ...], frozenset[str] | None] | None:
+    """The bwrap words `request`'s lane would run under, with `/` as its working directory,
+    and under --confine the names of the environment it keeps (None: all); for running the
+    lane's own binary to ask its version. None when there is no sandbox to build or it cannot
+    be built here (the decision says why)."""
+    lock, invocation = request.lock, request.invocation
+    if lock is None or invocation is None:
+        return None
+    caller_root = os.path.realpath(request.caller_root)
+    verdict = read_only_verdict(ReadOnlyRequest(True, request.mode, request.cwd, caller_root))
+    if isinstance(verdict, Refused):
+        return None
+    from toolgate_cli.sandbox.plan import wrapper_prefix
+
+    # Planned for the lane's own working directory (a `./claude` is found from there), run
+    # from `/`, as the binary's --version always is.
+    if lock.confine is None:
+        plan = lock.host.plan(caller_root, verdict.cwd)
+        if isinstance(plan, str):
+            return None
+        return wrapper_prefix(replace(plan, cwd="/"), invocation.env), None
+    confine = _confine_request(lane_kind(invocation.command), lock, invocation, request.options)
+    plan = lock.host.plan(caller_root, verdict.cwd, confine)
+    if isinstance(plan, str) or plan.confine is None:
+        return None
+    kept = frozenset(plan.confine.env_kept)
+    return wrapper_prefix(replace(plan, cwd="/"), invocation.env), kept
 
 
 def _version_words(version: str | None) -> tuple[str, ...]:

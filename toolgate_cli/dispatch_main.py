@@ -20,13 +20,13 @@ import sys
 from toolgate_cli import exitcodes
 from toolgate_cli.dispatching import UsageProblem, run_dispatch
 from toolgate_cli.messages import shortened
-from toolgate_cli.shell import prefix_problem
 
 FLAGS: dict[str, str] = {
     "--read-only": "read_only",
     "--read-shell": "read_shell",
     "--lock-tree": "lock_tree",
     "--lock-only": "lock_only",
+    "--confine": "confine",
     "--require-proven": "require_proven",
 }
 """Flag options: name -> params key (True when given)."""
@@ -46,6 +46,7 @@ MULTIPLE: dict[str, str] = {
     "--pass-env": "pass_env",
     "--env": "env_pairs",
     "--unset-env": "unset_env",
+    "--allow-read": "allow_read",
 }
 """Repeatable options: name -> params key (a tuple of every value, in order)."""
 
@@ -88,8 +89,11 @@ def parse_fast_path_args(args: list[str]) -> tuple[dict[str, object], str] | Non
         return None  # no `--`: the lane command is not set apart
     if len(outputs) > 1 or params["mode"] not in ("agent", "answer"):
         return None
-    if any(prefix_problem(prefix) is not None for prefix in multiple["bash_prefixes"]):
-        return None
+    if multiple["bash_prefixes"]:
+        from toolgate_cli.shell import prefix_problem
+
+        if any(prefix_problem(prefix) is not None for prefix in multiple["bash_prefixes"]):
+            return None
     params.update({key: tuple(values) for key, values in multiple.items()})
     params["lane_command"] = tuple(args[index + 1 :])
     return params, outputs.pop() if outputs else "json"

@@ -12,15 +12,13 @@ No click here, no rich: only the decision modules.
 
 from __future__ import annotations
 
-import json
 import os
-import shlex
 import sys
-from dataclasses import replace
 
 from toolgate_cli import exitcodes
 from toolgate_cli.decision import (
     TREE_LOCK,
+    ConfineOptions,
     DispatchDecision,
     DispatchRequest,
     LockRequest,
@@ -28,11 +26,12 @@ from toolgate_cli.decision import (
 )
 from toolgate_cli.lanes.base import LaneInvocation, PassFlag, RewriteOptions
 from toolgate_cli.messages import shortened
+from toolgate_cli.records import replace
 from toolgate_cli.verdict import git_top_level, one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from toolgate_cli.verdict import Mode
 
@@ -90,6 +89,8 @@ def hook_command(prefixes: Sequence[str]) -> str:
     argv = [sys.executable, "-E", "-s", "-c", bootstrap, "hook", "claude-pretooluse"]
     for prefix in prefixes:
         argv += ["--allow-bash-prefix", prefix]
+    import shlex  # only --read-shell needs it
+
     return shlex.join(argv)
 
 
@@ -107,9 +108,10 @@ def build_request(params: Mapping[str, object]) -> DispatchRequest:
     """Turn the dispatch options into a DispatchRequest; raise UsageProblem on bad input.
 
     `params` holds what click passes the command: `lane_command` (a tuple of words),
-    `read_only`, `read_shell`, `lock_tree`, `lock_only`, `require_proven` (bools), `mode`
-    ("agent" or "answer"), `cwd`, `caller_root` and `lane_version` (str or None), and the
-    tuples `bash_prefixes`, `pass_flags`, `pass_config`, `pass_env`, `env_pairs`, `unset_env`.
+    `read_only`, `read_shell`, `lock_tree`, `lock_only`, `confine`, `require_proven` (bools),
+    `mode` ("agent" or "answer"), `cwd`, `caller_root` and `lane_version` (str or None), and
+    the tuples `bash_prefixes`, `pass_flags`, `pass_config`, `pass_env`, `env_pairs`,
+    `unset_env`, `allow_read`.
     """
     words = _words(params, "lane_command")
     if params["mode"] not in ("agent", "answer"):
@@ -213,33 +215,72 @@ def with_binary_version(request: DispatchRequest) -> DispatchRequest:
     from toolgate_cli.lane_probe import NOT_FOUND, binary_version
 
     cwd = request.cwd if request.cwd is not None else os.getcwd()
+    run = _sandboxed_probe(request) if request.lock is not None else None
     version = binary_version(
-        invocation.command, cwd, lane.module.version_of, (*lane.probe_args, "--version")
+        invocation.command, cwd, lane.module.version_of, run, args=(*lane.probe_args, "--version")
     )
     if version == NOT_FOUND:
         return request  # nothing to ask: the exec reports the missing binary (exit 127)
     return replace(request, lane_version=version, version_asked=True)
 
 
+def _sandboxed_probe(
+    request: DispatchRequest,
+) -> Callable[[str, Sequence[str]], str | None]:
+    """A `run` for `binary_version` that asks the binary inside the sandbox its lane will run
+    in (working directory `/`, and under --confine only the environment the lane keeps): the
+    template names the binary, and one in the reviewed tree must not run outside the lock, or
+    unconfined, to say its version (measured: `./claude --version` from the tree ran with
+    toolgate's whole environment and filesystem before the sandbox existed). Built on first
+    use, so a cached version costs no plan; a sandbox that cannot be built answers nothing (the
+    decision then refuses, saying why)."""
+    from toolgate_cli.decision import probe_sandbox
+    from toolgate_cli.lane_probe import run_binary
+
+    def run(path: str, args: Sequence[str]) -> str | None:
+        sandbox = probe_sandbox(request)
+        if sandbox is None:
+            return None
+        prefix, kept = sandbox
+        env = {k: v for k, v in os.environ.items() if k in kept} if kept is not None else None
+        return run_binary(path, args, prefix, env)
+
+    return run
+
+
 def _lock_request(params: Mapping[str, object], mode: Mode) -> LockRequest | None:
-    """`--lock-tree` / `--lock-only` as a LockRequest (None without them); UsageProblem when
-    they are combined with options they contradict."""
+    """`--lock-tree` / `--lock-only` / `--confine` as a LockRequest (None without them);
+    UsageProblem when they are combined with options they contradict."""
     lock_only = bool(params.get("lock_only"))
-    if not (params.get("lock_tree") or lock_only):
+    confine = bool(params.get("confine"))
+    allow_read = _words(params, "allow_read") if "allow_read" in params else ()
+    if allow_read and not confine:
+        raise UsageProblem("--allow-read needs --confine")
+    if not (params.get("lock_tree") or lock_only or confine):
         return None
-    name = "--lock-only" if lock_only else "--lock-tree"
+    name = "--confine" if confine else "--lock-only" if lock_only else "--lock-tree"
     if not params["read_only"]:
         raise UsageProblem(f"{name} needs --read-only")
     if mode == "answer":
         raise UsageProblem(f"{name} with --mode answer: answer mode spawns nothing to lock")
     if lock_only:
-        # Nothing is rewritten, so options that steer the rewrite would be silently ignored.
+        # Nothing is rewritten, so options that steer the rewrite would be silently ignored
+        # (--pass-env also keeps a variable under --confine).
         for key, option in _REWRITE_OPTIONS.items():
-            if params[key]:
+            if params[key] and not (confine and key == "pass_env"):
                 raise UsageProblem(f"{option} has no effect with --lock-only (no rewrite)")
-    from toolgate_cli.treelock_host import HOST
+    for given in allow_read:
+        if not given:
+            raise UsageProblem("--allow-read: empty path")
+    from toolgate_cli.sandbox.host import HOST
 
-    return LockRequest(HOST, lane_flags=not lock_only)
+    return LockRequest(
+        HOST,
+        lane_flags=not lock_only,
+        confine=ConfineOptions(tuple(os.path.abspath(path) for path in allow_read))
+        if confine
+        else None,
+    )
 
 
 _REWRITE_OPTIONS = {
@@ -271,15 +312,15 @@ def decision_json_bytes(decision: DispatchDecision) -> bytes:
     """The decision as one line of JSON, or UsageProblem when a value in it (a path, an
     environment value) holds bytes that are not UTF-8: JSON text is UTF-8, and writing the raw
     bytes back would give the reader something that is not JSON."""
+    from toolgate_cli.json_text import dumps
+
     payload = decision.as_json()
-    text = json.dumps(payload, ensure_ascii=False, indent=None)
+    text = dumps(payload)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         fields = [
-            key
-            for key, value in payload.items()
-            if non_utf8_argument([json.dumps(value, ensure_ascii=False)]) is not None
+            key for key, value in payload.items() if non_utf8_argument([dumps(value)]) is not None
         ]
         raise UsageProblem(
             f"{', '.join(fields) or 'the result'} is not valid UTF-8, so JSON cannot carry it "
@@ -329,6 +370,11 @@ def _exec(decision: DispatchDecision) -> int:
         _say(f"toolgate: {failure.message}")
         return failure.status
     return exitcodes.OK  # pragma: no cover - exec_lane returns only with a test double
+
+
+def refusal_line(refusal: str) -> str:
+    """The one line `dispatch` (and `explain`) write on stderr for a refusal, shortened if long."""
+    return shortened(one_line(f"toolgate: refused: {refusal}"))
 
 
 def _say(line: str) -> None:

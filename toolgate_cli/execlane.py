@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping
 
 from toolgate_cli import exitcodes
 from toolgate_cli.lanes.base import LaneInvocation
 from toolgate_cli.verdict import is_within
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 
 class ExecFailure(Exception):

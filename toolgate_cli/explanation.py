@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from toolgate_cli.decision import TREE_LOCK, DispatchDecision, DispatchRequest
+from toolgate_cli.decision import CONFINE, TREE_LOCK, DispatchDecision, DispatchRequest
 from toolgate_cli.display import ShellLine, shell_join, shell_words
 from toolgate_cli.lanes import LANES
 from toolgate_cli.lanes.base import Change
-from toolgate_cli.treelock import prefix_units
+from toolgate_cli.sandbox.plan import prefix_units
 from toolgate_cli.verdict import ReadOnlyRequest, Refused, read_only_verdict
 
 Outcome = Literal["read-only", "refused", "pass-through", "answer"]
@@ -100,6 +100,8 @@ def explain(request: DispatchRequest, decision: DispatchDecision, current_dir: s
         outcome: Outcome = "refused"
         if verdict_refused:
             headline = "a read-only lane may not run in this directory"
+        elif _confine_refusal(decision.refusal):
+            headline = "the confinement cannot be set up as asked"
         elif _lock_refusal(decision.refusal):
             headline = "the tree lock cannot be set up here"
         elif any(
@@ -115,6 +117,11 @@ def explain(request: DispatchRequest, decision: DispatchDecision, current_dir: s
     elif decision.layers == (TREE_LOCK,):
         outcome = "read-only"
         headline = f"{lane} runs with the tree locked read-only (its own flags untouched)"
+    elif decision.layers == (TREE_LOCK, CONFINE):
+        outcome = "read-only"
+        headline = f"{lane} runs confined, the tree read-only (its own flags untouched)"
+    elif CONFINE in decision.layers:
+        outcome, headline = "read-only", f"{lane} runs read-only and confined"
     else:
         outcome, headline = "read-only", f"{lane} runs read-only"
 
@@ -146,7 +153,7 @@ def _starts(args: Sequence[str], decision: DispatchDecision) -> frozenset[int]:
         return argument_starts(args, decision.changes)
     units, separator = prefix_units(args)
     lane_args = args[separator + 2 :]  # past `--` and the lane's command
-    own = [change for change in decision.changes if change.flag != "<tree-lock>"]
+    own = [change for change in decision.changes if change.flag not in ("<tree-lock>", "<confine>")]
     shifted = {separator + 2 + index for index in argument_starts(lane_args, own)}
     return frozenset({*units, separator, *shifted})
 
@@ -184,6 +191,11 @@ def refusal_advice(decision: DispatchDecision, verdict_refused: bool) -> tuple[s
         return (
             f"run it with a --cwd that exists inside the caller root ({decision.caller_root}), "
             "or name the tree you protect with --caller-root",
+        )
+    if _confine_refusal(decision.refusal):
+        return (
+            "change what the reason names (or make bubblewrap usable), or dispatch without "
+            "--confine: the lane then sees everything you can read",
         )
     if _lock_refusal(decision.refusal):
         return (
@@ -232,6 +244,11 @@ def _change_advice(change: Change, lane: str | None) -> str:
     if not change.words:  # refused for what is missing, such as claude's -p
         return f"add {flag} as a word of its own ({reason})"
     return f"drop {shell_words(change.words)} ({reason})"
+
+
+def _confine_refusal(refusal: str | None) -> bool:
+    """Whether the refusal is confinement's (its messages start with the option)."""
+    return refusal is not None and refusal.startswith(("--confine", "--allow-read"))
 
 
 def _lock_refusal(refusal: str | None) -> bool:

@@ -16,18 +16,18 @@ version; that can only choose among the tables toolgate has, never an option it 
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
 PROBE_TIMEOUT = 15.0
 """Seconds `LANE --version` or `LANE --help` may take (claude 2.1.332 takes ~12 ms)."""
 
-CACHE_FILE = "lane-versions.json"
+CACHE_FILE = "lane-versions"
+"""One line per binary: its key, hex-encoded (a path may hold any byte), a space, and the version
+it said (`-` when it named none). Not JSON: `json` would cost the exec path its import."""
 CACHE_ENTRIES = 64
 """At most this many binaries are remembered; the oldest entries go first."""
 
@@ -72,11 +72,15 @@ def binary_version(
     command: str,
     cwd: str,
     parse: Callable[[str], str | None],
+    run: Callable[[str, Sequence[str]], str | None] | None = None,
     args: Sequence[str] = ("--version",),
 ) -> str | None:
     """The version of the binary `command` names, as `parse` reads what `command ARGS` prints
     (`--version`, after the lane's `PROBE_ARGS`); None when it cannot be run or understood
-    (such a binary is unproven); `NOT_FOUND` when there is no such binary."""
+    (such a binary is unproven); `NOT_FOUND` when there is no such binary. `run` runs it
+    (default `run_binary`): under `--lock-tree` and `--confine` it runs the binary inside the
+    same sandbox as the lane, since the binary is the template's to name (`./claude` in the
+    reviewed tree, say)."""
     path = resolve_binary(command, cwd)
     key = binary_key(path) if path is not None else None
     if path is None or key is None:
@@ -85,7 +89,7 @@ def binary_version(
     if key in cache:
         cached = cache[key]
         return cached if isinstance(cached, str) else None
-    output = run_binary(path, args)
+    output = (run or run_binary)(path, args)
     if output is None:
         return None  # not remembered: a time-out may pass
     version = parse(output)
@@ -95,15 +99,21 @@ def binary_version(
     return version
 
 
-def run_binary(path: str, args: Sequence[str]) -> str | None:
-    """`path ARGS` run in `/` with no input; its standard output, or None when it could not
-    run, timed out or failed."""
+def run_binary(
+    path: str,
+    args: Sequence[str],
+    prefix: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> str | None:
+    """`path ARGS` run in `/` with no input (after the sandbox words `prefix`, in `env` when
+    given); its standard output, or None when it could not run, timed out or failed."""
     import subprocess
 
     try:
         done = subprocess.run(
-            [path, *args],
+            [*prefix, path, *args],
             cwd="/",
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -118,18 +128,23 @@ def run_binary(path: str, args: Sequence[str]) -> str | None:
 
 
 def _read_cache() -> dict[str, str | None]:
+    """The cache's entries, oldest first; a line that does not parse is left out."""
     try:
-        with open(os.path.join(cache_dir(), CACHE_FILE), encoding="utf-8") as file:
-            data = json.load(file)
-    except (OSError, ValueError):
+        with open(os.path.join(cache_dir(), CACHE_FILE), "rb") as file:
+            lines = file.read().splitlines()
+    except OSError:
         return {}
-    if not isinstance(data, dict):
-        return {}
-    return {
-        key: value
-        for key, value in data.items()
-        if isinstance(key, str) and (value is None or isinstance(value, str))
-    }
+    cache: dict[str, str | None] = {}
+    for line in lines:
+        hex_key, _, said = line.partition(b" ")
+        try:
+            key = bytes.fromhex(hex_key.decode("ascii")).decode("utf-8", "surrogateescape")
+            version = said.decode("ascii")
+        except ValueError:
+            continue
+        if version and " " not in version:
+            cache[key] = None if version == "-" else version
+    return cache
 
 
 def _write_cache(cache: dict[str, str | None]) -> None:
@@ -138,9 +153,13 @@ def _write_cache(cache: dict[str, str | None]) -> None:
     temporary = os.path.join(directory, f".{CACHE_FILE}.{os.getpid()}")
     try:
         os.makedirs(directory, exist_ok=True)
-        with open(temporary, "w", encoding="utf-8") as file:
-            json.dump(cache, file)
+        with open(temporary, "wb") as file:
+            for key, version in cache.items():
+                hex_key = key.encode("utf-8", "surrogateescape").hex()
+                file.write(f"{hex_key} {version or '-'}\n".encode("ascii", "replace"))
         os.replace(temporary, os.path.join(directory, CACHE_FILE))
     except OSError:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - contextlib.suppress would cost the exec path its import
             os.unlink(temporary)
+        except OSError:
+            pass

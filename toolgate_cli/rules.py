@@ -83,13 +83,16 @@ __all__ = [
     "BreadthWarning",
     "ParsedRule",
     "RuleReject",
+    "bare_interpreter_of",
     "command_admission",
+    "command_segments_of",
     "directory_rule_admits",
     "format_allow_rule_text",
     "lexical_normal_absolute_path_of",
     "parse_allow_rule_text",
     "path_admission",
     "path_within_root",
+    "program_word_count",
     "rule_admits_command",
     "rule_breadth_warnings_of",
 ]
@@ -409,6 +412,32 @@ def _is_bare_interpreter(segment: tuple[str, ...]) -> str | None:
     if all(_OPTION_LIKE.fullmatch(_unquoted(word)) or _ASSIGNMENT.match(word) for word in rest):
         return name
     return None
+
+
+def command_segments_of(body: str) -> tuple[tuple[str, ...], ...] | None:
+    """The segments of a rule body as this module reads them (words spelled as written), or
+    None when it cannot read the body (a redirection, a substitution, unbalanced quotes, ...).
+
+    For other rule dialects (``toolgate_cli.claude_rules``) that ask the same breadth questions
+    with the same lexer: never a second reading of a command.
+    """
+    lexed = _lex(body)
+    if isinstance(lexed, RuleReject) or not lexed.segments:
+        return None
+    return lexed.segments
+
+
+def bare_interpreter_of(segment: tuple[str, ...]) -> str | None:
+    """The interpreter or wrapper a prefix ending in ``segment`` stops at, else None (the
+    ``invalid.bare_interpreter_prefix`` question, asked of one segment)."""
+    return _is_bare_interpreter(segment)
+
+
+def program_word_count(segment: tuple[str, ...]) -> int:
+    """How many words of ``segment`` follow its leading ``NAME=value`` assignments (the program
+    and its arguments); the ``broad_prefix`` question is whether this is one."""
+    start = _program_index(segment)
+    return 0 if start is None else len(segment) - start
 
 
 def format_allow_rule_text(body: str, match: RuleMatch) -> str:

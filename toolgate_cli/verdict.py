@@ -11,8 +11,8 @@ tree resolve to where they really point before anything is compared.
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass
+
+from toolgate_cli.records import record
 
 # Type-only: importing typing costs the dispatch path ~2 ms at start-up (benchmarks/run.py).
 TYPE_CHECKING = False
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     Mode = Literal["agent", "answer"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ReadOnlyRequest:
     """A dispatch as the caller declared it, before any default is applied.
 
@@ -37,7 +37,7 @@ class ReadOnlyRequest:
     caller_root: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Allowed:
     """The dispatch may run, in `cwd` (absolute and resolved when read-only)."""
 
@@ -45,7 +45,7 @@ class Allowed:
     ok: Literal[True] = True
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Refused:
     """The dispatch may not run; `refusal` says why in one line and what to do instead."""
 
@@ -59,7 +59,9 @@ class Refused:
 Verdict = Allowed | Refused
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL_ESCAPES = {code: repr(chr(code))[1:-1] for code in (*range(0x20), 0x7F)}
+"""Each control character and how `repr` writes it (`\\n`, `\\x1b`): a translate table, not a
+regular expression, because `re` costs the dispatch path its import."""
 
 
 def one_line(text: str) -> str:
@@ -68,7 +70,7 @@ def one_line(text: str) -> str:
     Refusals quote paths and argv words, which may hold anything; a refusal is one line on
     stderr, so a quoted newline must not start a second one.
     """
-    return _CONTROL.sub(lambda match: repr(match.group())[1:-1], text)
+    return text.translate(_CONTROL_ESCAPES)
 
 
 def resolve_read_only_cwd(cwd: str | None, fallback: str | None = None) -> str:

@@ -2,6 +2,13 @@
 
 `python tests/e2e/lanes.py install` installs them from the npm registry into the git-ignored
 `.cache/lanes/` folder of the checkout; `.ci/run` does this before the tests.
+
+`python tests/e2e/lanes.py latest [PYTEST ARGS]` is the maintenance command for the next
+release: it installs the newest published version of each lane into `.cache/lanes-latest/`,
+runs `toolgate lanes --check` on them (drift from toolgate's tables) and the end-to-end suite
+against them (`TOOLGATE_LANES_ANY_VERSION=1` lets `lane_binary` take whatever is installed).
+Not part of gating CI: the registry moves under it. A pass there, with the pins moved and the
+tables updated, is what makes a new version proven.
 """
 
 from __future__ import annotations
@@ -14,6 +21,9 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LANES_PREFIX = Path(os.environ.get("TOOLGATE_LANES_PREFIX", REPO_ROOT / ".cache" / "lanes"))
+LATEST_PREFIX = REPO_ROOT / ".cache" / "lanes-latest"
+ANY_VERSION = os.environ.get("TOOLGATE_LANES_ANY_VERSION") == "1"
+"""Take whatever version is installed (the `latest` command), not only the pinned one."""
 
 # lane kind -> (npm package, pinned version, the version string `<bin> --version` prints)
 PINNED: dict[str, tuple[str, str, str]] = {
@@ -60,21 +70,26 @@ def lane_binary(kind: str) -> Path | None:
         ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None
+    if ANY_VERSION:
+        return binary if out.strip() else None
     return binary if PINNED[kind][2] in out else None
 
 
-def install() -> None:
+def _npm() -> str:
     npm = shutil.which("npm")
     if npm is None:
         sys.exit("npm not found: install Node.js 18+ with npm first")
-    LANES_PREFIX.mkdir(parents=True, exist_ok=True)
-    specs = [f"{package}@{version}" for package, version, _ in PINNED.values()]
+    return npm
+
+
+def _npm_install(prefix: Path, specs: list[str]) -> None:
+    prefix.mkdir(parents=True, exist_ok=True)
     subprocess.run(
         [
-            npm,
+            _npm(),
             "install",
             "--prefix",
-            str(LANES_PREFIX),
+            str(prefix),
             "--no-audit",
             "--no-fund",
             "--no-save",
@@ -82,13 +97,55 @@ def install() -> None:
         ],
         check=True,
     )
+
+
+def install() -> None:
+    _npm_install(LANES_PREFIX, [f"{package}@{version}" for package, version, _ in PINNED.values()])
     for kind in PINNED:
         if lane_binary(kind) is None:
             sys.exit(f"{kind} did not install at its pinned version {PINNED[kind][1]}")
         print(f"{kind} {PINNED[kind][1]}: {LANES_PREFIX / 'node_modules' / '.bin' / kind}")
 
 
+def latest(pytest_args: list[str]) -> int:
+    """Install the newest release of every lane, check toolgate's tables against them, and run
+    the end-to-end suite on them; return 0 only when both pass."""
+    newest = {}
+    for kind, (package, pinned, _) in PINNED.items():
+        found = subprocess.run(
+            [_npm(), "view", package, "version"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        newest[kind] = found
+        print(f"{kind}: newest {package}@{found} (pinned {pinned})")
+    _npm_install(
+        LATEST_PREFIX, [f"{PINNED[kind][0]}@{version}" for kind, version in newest.items()]
+    )
+    env = dict(os.environ)
+    bin_dir = LATEST_PREFIX / "node_modules" / ".bin"
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    print("--- toolgate lanes --check")
+    check = subprocess.run([sys.executable, "-m", "toolgate_cli", "lanes", "--check"], env=env)
+    print("--- the end-to-end suite against the newest releases")
+    env["TOOLGATE_LANES_PREFIX"] = str(LATEST_PREFIX)
+    env["TOOLGATE_LANES_ANY_VERSION"] = "1"
+    suite = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests/e2e", *pytest_args], cwd=REPO_ROOT, env=env
+    )
+    print(
+        f"lanes --check: exit {check.returncode}; e2e suite: exit {suite.returncode}. To prove "
+        "a new version: update its table until lanes --check is clean, move its pin in "
+        "tests/e2e/lanes.py and its VERSIONS in toolgate_cli/lanes/, and run `pytest`."
+    )
+    return 0 if check.returncode == 0 and suite.returncode == 0 else 1
+
+
+USAGE = "usage: python tests/e2e/lanes.py install | latest [PYTEST ARGS]"
+
 if __name__ == "__main__":
-    if sys.argv[1:] != ["install"]:
-        sys.exit("usage: python tests/e2e/lanes.py install")
-    install()
+    if sys.argv[1:] == ["install"]:
+        install()
+    elif sys.argv[1:2] == ["latest"]:
+        sys.exit(latest(sys.argv[2:]))
+    else:
+        sys.exit(USAGE)

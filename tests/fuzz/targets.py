@@ -30,8 +30,8 @@ from toolgate_cli.argv import ArgvError, Dialect, FlagTable, tokenize
 from toolgate_cli.hook import decide_pretooluse_bytes
 from toolgate_cli.lanes import LaneInvocation, claude, codex, copilot, read_only_invoke
 from toolgate_cli.lanes.base import PassFlag, RewriteOptions, Rewritten
+from toolgate_cli.sandbox.mounts import other_views, parse_mountinfo
 from toolgate_cli.shell import check_read_only_command, prefix_problem
-from toolgate_cli.treelock import other_views, parse_mountinfo
 from toolgate_cli.verdict import is_within
 
 TABLES: list[tuple[FlagTable, Dialect]] = [

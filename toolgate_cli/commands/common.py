@@ -45,6 +45,20 @@ def dispatch_options(command: F) -> F:
             help="--lock-tree without the lane-flag rewrite: the template runs as given.",
         ),
         click.option(
+            "--confine",
+            is_flag=True,
+            help="With --read-only: the lane sees only the caller root (read-only) and what it "
+            "needs to run, keeps only an allow list of the environment, and has no web tools "
+            "(Linux, bubblewrap). Implies the tree lock.",
+        ),
+        click.option(
+            "--allow-read",
+            metavar="DIR",
+            multiple=True,
+            help="With --confine: also show DIR read-only (never a secret store such as ~/.ssh; "
+            "those inside DIR are covered up).",
+        ),
+        click.option(
             "--lane-version",
             metavar="V",
             help="The lane version that will run; the rewrite is fitted to it. Under --exec "

@@ -18,6 +18,7 @@ from toolgate_cli.commands.rendering import (
     write_stdout,
 )
 from toolgate_cli.decision import decide_dispatch
+from toolgate_cli.dispatching import refusal_line
 from toolgate_cli.display import escape_text, shell_words
 from toolgate_cli.explanation import Explanation, explain
 
@@ -30,6 +31,9 @@ Takes exactly the options of `toolgate dispatch` and makes the same decision: wh
 would run and whether that is allowed, every option kept, replaced, stripped, added or
 refused with its reason, and the final command line quoted so it can be pasted. A refusal
 says why and what to do instead, and exits 3 like dispatch. Nothing is run.
+
+The picture goes to stdout. On a refusal the one-line reason also goes to stderr, as dispatch
+writes it ("toolgate: refused: ..."), so a CI log that shows only stderr still says why.
 
 Arguments are shown with control, bidirectional and invisible characters escaped
 (\\u202e, \\x1b, \\xff for an undecodable byte), so what you read is what would run.
@@ -67,7 +71,11 @@ def explain_command(**params: Any) -> int:  # noqa: ANN401 - click passes the op
     decision = decide_dispatch(request)
     explanation = explain(request, decision, os.getcwd())
     write_stdout(render(explanation, colour=use_colour(sys.stdout), width=display_width()))
-    return exitcodes.OK if decision.ok else exitcodes.REFUSED
+    if not decision.ok:
+        # the line dispatch writes: what a person scanning a CI log looks for
+        sys.stderr.write(refusal_line(decision.refusal or "") + "\n")
+        return exitcodes.REFUSED
+    return exitcodes.OK
 
 
 def render(explanation: Explanation, *, colour: bool, width: int) -> str:
@@ -79,6 +87,8 @@ def render(explanation: Explanation, *, colour: bool, width: int) -> str:
     console, buffer = new_console(colour=colour, width=width)
     _print_headline(console, explanation, colour)
     _print_facts(console, explanation)
+    if explanation.decision.confinement is not None:
+        _print_confinement(console, explanation)
     if explanation.decision.changes:
         _print_changes(console, explanation, width)
     if explanation.command_line is not None:
@@ -138,6 +148,40 @@ def _print_facts(console: Console, explanation: Explanation) -> None:
         )
         facts.add_row("why", Text(escape_text(why), style="red"))
     console.print(Padding(facts, (0, 0, 0, 2), expand=False))
+
+
+_SYSTEM_PREFIXES = ("/usr", "/bin", "/sbin", "/lib", "/etc/", "/sys/")
+"""What the confinement shows of the system (one folded row in explain)."""
+
+
+def _print_confinement(console: Console, explanation: Explanation) -> None:
+    """Under --confine: every path the lane sees, where it may write, what it keeps."""
+    from rich.padding import Padding
+    from rich.table import Table
+    from rich.text import Text
+
+    confinement = explanation.decision.confinement
+    assert confinement is not None  # noqa: S101 - render() checked
+    system = [path for path in confinement.visible if path.startswith(_SYSTEM_PREFIXES)]
+    others = [path for path in confinement.visible if not path.startswith(_SYSTEM_PREFIXES)]
+    rows = (
+        ("system", "read-only", (", ".join(system),) if system else ()),
+        ("visible", "read-only", tuple(others)),
+        ("writable", "private, empty at start, discarded after", confinement.writable),
+        ("hidden", "secret stores covered up", confinement.hidden),
+        ("env kept", "every other variable is unset", confinement.env_kept),
+    )
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="dim", no_wrap=True)
+    table.add_column(overflow="fold")
+    for name, note, paths in rows:
+        if not paths and name == "hidden":
+            continue
+        cell = Text("\n".join(escape_text(path) for path in paths) or "(none)")
+        cell.append(f"\n({note})", style="dim")
+        table.add_row(name, cell)
+    _print_section_title(console, "What the confined lane sees (everything else is absent)")
+    console.print(Padding(table, (0, 0, 0, 2), expand=False))
 
 
 def _print_changes(console: Console, explanation: Explanation, width: int) -> None:

@@ -140,7 +140,7 @@ def check_installed_lanes() -> list[LaneReport]:
         if path is not None:
             path = os.path.abspath(path)
             probe = lane.probe_args
-            version = binary_version(path, "/", module.version_of, (*probe, "--version"))
+            version = binary_version(path, "/", module.version_of, args=(*probe, "--version"))
             pages = [
                 (surface, run_binary(path, (*probe, *surface.args)))
                 for surface in module.help_surfaces()

@@ -1,7 +1,10 @@
-"""`toolgate rules`: check, admits and lint over the permission-rule grammar (seed 003).
+"""`toolgate rules`: two grammars, each answering its own question.
 
-A thin click layer over `toolgate_cli.rules`: it reads arguments and files, calls the pure code
-and renders. Output is plain text for people and JSON for scripts; nothing here decides.
+`lint` speaks Claude Code's own rule syntax (`toolgate_cli.claude_rules`): would Claude Code
+accept these rules, and which are broad? `check`, `admits` and `import-report` speak the seeds'
+persisted-rule grammar (`toolgate_cli.rules`, seed 003), a deliberately strict subset whose
+reject codes say what the persisted lane cannot import. A thin click layer: it reads arguments
+and files, calls the pure code and renders; nothing here decides.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from typing import Any
 import click
 
 from toolgate_cli import exitcodes
+from toolgate_cli.claude_rules import RULE_LISTS, RuleLint, RuleList, lint_rules
 from toolgate_cli.rules import (
+    REJECT_CODES,
     Admission,
     ParsedRule,
     RuleReject,
@@ -25,8 +30,9 @@ from toolgate_cli.rules import (
     rule_breadth_warnings_of,
 )
 
-SETTINGS_LISTS = ("allow", "ask", "deny")
-"""The `permissions` lists of a Claude Code settings file that `lint` reads, in report order."""
+SETTINGS_LISTS = RULE_LISTS
+"""The `permissions` lists of a Claude Code settings file that `lint` and `import-report` read,
+in report order."""
 
 _INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
@@ -104,10 +110,20 @@ def _print_json(value: object) -> None:
 
 
 @click.group(
-    help="""Check, test and lint permission rules in the grammar Claude Code settings persist.
+    help="""Lint Claude Code permission rules, and check them against toolgate's rule grammar.
 
 \b
-Forms:
+Two grammars, two questions:
+  lint SETTINGS.json           Claude Code's own rule syntax: would Claude Code
+                               accept each rule, and which grant a lot?
+  import-report SETTINGS.json  the seeds' persisted-rule grammar (seed 003):
+                               which rules the persisted lane can import, and
+                               why not, grouped by reject code
+  check RULE...                the persisted grammar, one rule at a time
+  admits RULE -- COMMAND       the persisted grammar: does RULE admit COMMAND?
+
+\b
+The persisted grammar is a strict subset of Claude Code's: two tools, four forms.
   Bash(git status)       exact: admits that one command
   Bash(npm run:*)        prefix: the command or the command plus more words
   Bash(npm run *)        wildcard: the same reach, never a chain
@@ -116,6 +132,7 @@ Forms:
 
 \b
 Example:
+  toolgate rules lint .claude/settings.json
   toolgate rules check 'Bash(npm run:*)' 'Read(//srv/docs/**)'
 """
 )
@@ -125,8 +142,10 @@ def rules() -> None:
 
 @rules.command(
     "check",
-    short_help="Parse rules: canonical form, reject code, breadth warnings.",
-    help="""Parse each RULE; print its canonical form, match form, reject or breadth warnings.
+    short_help="Parse rules in the persisted grammar: canonical form, reject, warnings.",
+    help="""Parse each RULE in the seeds' persisted-rule grammar (not Claude Code's: use lint).
+
+Prints each rule's canonical form and match form, or its reject code, and breadth warnings.
 
 \b
 Exit status: 0 every rule accepted (warnings do not fail), 1 any rule rejected, 2 usage.
@@ -155,7 +174,8 @@ def check(as_json: bool, rule_texts: tuple[str, ...]) -> int:
 
 @rules.command(
     "admits",
-    help="""Does RULE admit a Bash COMMAND, or a read of PATH?
+    short_help="Does a persisted-grammar RULE admit a COMMAND or a read of PATH?",
+    help="""Does RULE admit a Bash COMMAND, or a read of PATH? RULE is in the persisted grammar.
 
 \b
 The COMMAND words after -- are joined with single spaces, the way the Bash tool
@@ -229,19 +249,29 @@ def _print_admission(
 
 @rules.command(
     "lint",
-    short_help="Lint the permission rules of a Claude Code settings file.",
-    help="""Check every rule in permissions.allow, ask and deny of a Claude Code settings file.
+    short_help="Lint a Claude Code settings file in Claude Code's own rule syntax.",
+    help="""Lint permissions.allow, ask and deny of a Claude Code settings file, in Claude
+Code's own rule syntax (every tool, paths, domain:, mcp__server__tool, Bash(x:*) and Bash(x *)).
 
 \b
-Every entry is parsed with the same grammar and each reject is reported. Breadth
-warnings are reported for allow rules only: they say how much a grant admits, and
-a wide ask or deny rule tightens rather than grants.
+An error is a rule Claude Code skips, or one that can never match: an empty
+or malformed rule, a mistyped or removed tool name, a specifier the tool does
+not take, Bash(:*), :* in a path, a WebFetch rule without domain:, parentheses
+on an MCP rule, a wildcard tool name in allow.
+A warning is a rule that works and is wider or stranger than it looks: a whole
+tool, a one-word prefix (Bash(npm *)), a chain, a bare interpreter
+(Bash(python:*)), a '*' with no word boundary, at the start or before options,
+a one-slash path that looks absolute (it is relative to the project), a rule
+shadowed by a deny or ask rule. Breadth is judged on allow and ask rules only:
+a wide deny rule only takes more away.
+Checked against Claude Code's docs (code.claude.com/docs/en/permissions and
+tools-reference) and the settings validation of claude 2.1.197.
 
 \b
-Exit status: 0 no rule rejected (a file with only warnings exits 0: a warning is
-advice about a legal rule, never a refusal), 1 any rule rejected, 2 the file is
+Exit status: 0 no errors (warnings do not fail), 1 any error, 2 the file is
 missing, unreadable, not JSON or not shaped like a settings file.
---json prints check's records with "list" (allow, ask, deny) and "index" added.
+--json prints a list of {"list", "index", "rule", "ok", "tool", "specifier",
+"errors": [{"code", "message"}], "warnings": [{"code", "message"}]}.
 
 \b
 Example:
@@ -255,39 +285,153 @@ def lint(as_json: bool, settings_path: str) -> int:
     loaded = _load_settings(settings_path)
     if isinstance(loaded, str):
         return _fail("lint", loaded)
+    linted = lint_rules(loaded)
+    if as_json:
+        _print_json([_lint_record(record) for record in linted])
+    else:
+        click.echo(f"{_shown(settings_path)} (Claude Code's rule syntax)")
+        for record in linted:
+            for line in _render_lint(record):
+                click.echo(line)
+        errors = sum(len(record.errors) for record in linted)
+        warnings = sum(len(record.warnings) for record in linted)
+        click.echo(
+            f"{_counted(len(linted), 'rule')}: {_counted(errors, 'error')},"
+            f" {_counted(warnings, 'warning')}"
+        )
+    return exitcodes.OK if all(record.ok for record in linted) else exitcodes.NOT_ADMITTED
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
+def _lint_record(record: RuleLint) -> dict[str, Any]:
+    return {
+        "list": record.list_name,
+        "index": record.index,
+        "rule": _json_text(record.rule),
+        "ok": record.ok,
+        "tool": None if record.tool is None else _json_text(record.tool),
+        "specifier": None if record.specifier is None else _json_text(record.specifier),
+        "errors": [{"code": f.code, "message": _json_text(f.message)} for f in record.errors],
+        "warnings": [{"code": f.code, "message": _json_text(f.message)} for f in record.warnings],
+    }
+
+
+def _render_lint(record: RuleLint) -> list[str]:
+    label = f"  {record.list_name}[{record.index}]"
+    rule = _shown(record.rule)
+    if record.errors:
+        lines = [
+            f"{label} error {finding.code}: {rule}: {_shown(finding.message)}"
+            for finding in record.errors
+        ]
+    else:
+        lines = [f"{label} ok: {rule}"]
+    lines.extend(
+        f"    warning {finding.code}: {_shown(finding.message)}" for finding in record.warnings
+    )
+    return lines
+
+
+@rules.command(
+    "import-report",
+    short_help="Which rules of a settings file the persisted lane can import, and why not.",
+    help="""Which rules of a Claude Code settings file can the persisted lane import, and why
+not? Every entry of permissions.allow, ask and deny is parsed with the seeds' persisted-rule
+grammar (the one `rules check` speaks, seed 003), and the ones it refuses are grouped by
+reject code.
+
+\b
+A rule it refuses may be a good Claude Code rule (Edit(src/**), Read(./.env),
+WebFetch(domain:x)): the grammar is a strict subset, so that the persisted lane
+carries only rules whose reach it can state exactly. To ask whether Claude Code
+accepts a rule, use `toolgate rules lint`.
+Breadth warnings are given for importable allow rules only.
+
+\b
+Exit status: 0 every rule can be imported, 1 some cannot, 2 the file is missing,
+unreadable, not JSON or not shaped like a settings file.
+--json prints {"rules": [check's records with "list" and "index" added],
+"rejected_by_code": {CODE: [{"list", "index", "rule"}]}} (codes in reject-code
+order, only those that occur).
+
+\b
+Example:
+  toolgate rules import-report .claude/settings.json
+  toolgate rules import-report --json .claude/settings.local.json
+""",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of text.")
+@click.argument("settings_path", metavar="SETTINGS.json")
+def import_report(as_json: bool, settings_path: str) -> int:
+    loaded = _load_settings(settings_path)
+    if isinstance(loaded, str):
+        return _fail("import-report", loaded)
     reports: list[dict[str, Any]] = []
     for list_name, entries in loaded:
         for index, entry in enumerate(entries):
             if isinstance(entry, str):
                 report = _rule_report(entry, with_warnings=list_name == "allow")
             else:
-                report = {
-                    "rule": json.dumps(entry),
-                    "ok": False,
-                    "canonical": None,
-                    "tool": None,
-                    "match": None,
-                    "reject": {
-                        "code": "invalid.grammar",
-                        "message": f"the entry is a JSON {_json_kind(entry)}, not a rule string",
-                    },
-                    "warnings": [],
-                }
+                report = _not_a_string_report(entry)
             reports.append({"list": list_name, "index": index, **report})
+    by_code: dict[str, list[dict[str, Any]]] = {}
+    for code in REJECT_CODES:
+        rejected = [
+            {"list": r["list"], "index": r["index"], "rule": r["rule"]}
+            for r in reports
+            if not r["ok"] and r["reject"]["code"] == code
+        ]
+        if rejected:
+            by_code[code] = rejected
     if as_json:
-        _print_json(reports)
+        _print_json({"rules": reports, "rejected_by_code": by_code})
     else:
-        click.echo(_shown(settings_path))
-        for report in reports:
+        _print_import_report(settings_path, reports)
+    return exitcodes.NOT_ADMITTED if by_code else exitcodes.OK
+
+
+def _not_a_string_report(entry: object) -> dict[str, Any]:
+    return {
+        "rule": json.dumps(entry),
+        "ok": False,
+        "canonical": None,
+        "tool": None,
+        "match": None,
+        "reject": {
+            "code": "invalid.grammar",
+            "message": f"the entry is a JSON {_json_kind(entry)}, not a rule string",
+        },
+        "warnings": [],
+    }
+
+
+def _print_import_report(settings_path: str, reports: list[dict[str, Any]]) -> None:
+    importable = [r for r in reports if r["ok"]]
+    refused = [r for r in reports if not r["ok"]]
+    click.echo(
+        f"{_shown(settings_path)}: {len(importable)} of {_counted(len(reports), 'rule')}"
+        " can be imported (the persisted-rule grammar, seed 003)"
+    )
+    if importable:
+        click.echo("importable:")
+        for report in importable:
             for line in _render_report(report, f"  {report['list']}[{report['index']}]"):
                 click.echo(f"  {line}" if line.startswith("  warning") else line)
-        rejected = sum(1 for report in reports if not report["ok"])
-        warned = sum(len(report["warnings"]) for report in reports)
-        click.echo(
-            f"{len(reports)} rule{'s' * (len(reports) != 1)}: {rejected} rejected,"
-            f" {warned} warning{'s' * (warned != 1)}"
-        )
-    return exitcodes.NOT_ADMITTED if any(not r["ok"] for r in reports) else exitcodes.OK
+    if refused:
+        click.echo("not importable, by reject code:")
+    for code in REJECT_CODES:
+        group = [r for r in refused if r["reject"]["code"] == code]
+        if not group:
+            continue
+        click.echo(f"  {code} ({len(group)}):")
+        for report in group:
+            click.echo(
+                f"    {report['list']}[{report['index']}] {_shown(str(report['rule']))}:"
+                f" {_shown(report['reject']['message'])}"
+            )
 
 
 def _json_kind(value: object) -> str:
@@ -300,7 +444,7 @@ def _json_kind(value: object) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-def _load_settings(settings_path: str) -> list[tuple[str, list[object]]] | str:
+def _load_settings(settings_path: str) -> list[tuple[RuleList, list[object]]] | str:
     """The (list name, entries) pairs of a settings file, or a one-line reason it has none."""
     try:
         with open(settings_path, "rb") as handle:
@@ -323,7 +467,7 @@ def _load_settings(settings_path: str) -> list[tuple[str, list[object]]] | str:
     permissions = document.get("permissions", {})
     if not isinstance(permissions, dict):
         return f"{settings_path!r}: 'permissions' is not an object"
-    lists: list[tuple[str, list[object]]] = []
+    lists: list[tuple[RuleList, list[object]]] = []
     for name in SETTINGS_LISTS:
         entries = permissions.get(name, [])
         if not isinstance(entries, list):

@@ -7,10 +7,7 @@ a kind it has never heard of is refused too: unknown never claims.
 
 from __future__ import annotations
 
-import importlib
-import re
 import sys
-from collections.abc import Callable
 
 from toolgate_cli.lanes.base import (
     Change,
@@ -23,6 +20,7 @@ from toolgate_cli.lanes.base import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Protocol
 
     from toolgate_cli.lanes.drift import HelpSurface
@@ -93,9 +91,12 @@ class Lane:
 
     @property
     def module(self) -> LaneModule:
-        found: LaneModule = sys.modules.get(self.module_name) or importlib.import_module(
-            self.module_name
-        )
+        # __import__ rather than importlib.import_module: importing importlib costs the
+        # dispatch path more than the lane's own table.
+        found: LaneModule | None = sys.modules.get(self.module_name)
+        if found is None:
+            __import__(self.module_name)
+            found = sys.modules[self.module_name]
         return found
 
     @property
@@ -151,13 +152,15 @@ REFUSED_LANES: dict[str, str] = {
 
 _NO_OPTIONS = RewriteOptions()  # immutable, so one instance serves every call
 
-_WINDOWS_SUFFIX = re.compile(r"\.(exe|cmd|bat|ps1)$", re.IGNORECASE)
+_WINDOWS_SUFFIXES = (".exe", ".cmd", ".bat", ".ps1")
 
 
 def lane_kind(command: str) -> str:
     """The lane kind named by `command`: its basename (either slash), minus a Windows suffix."""
     base = command.rpartition("/")[2].rpartition("\\")[2]
-    return _WINDOWS_SUFFIX.sub("", base)
+    if base[-4:].lower() in _WINDOWS_SUFFIXES:
+        return base[:-4]
+    return base
 
 
 def read_only_invoke(

@@ -6,15 +6,15 @@ Pure data and small pure helpers; no click, no output, no I/O but path resolutio
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 
 from toolgate_cli.argv import Action, ArgvError, Arity, FlagSpec, Item, ItemKind
+from toolgate_cli.records import field, record
 from toolgate_cli.verdict import is_within, one_line
 
 # Type-only: importing typing costs the dispatch path ~2 ms at start-up (benchmarks/run.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
     from typing import Literal
 
     ChangeAction = Literal["kept", "replaced", "stripped", "added", "refused"]
@@ -27,7 +27,7 @@ _PAST_TENSE: dict[Action, ChangeAction] = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LaneInvocation:
     """A lane invocation as a template renders it: the command, its arguments, and environment
     overrides (a None value unsets that variable)."""
@@ -42,7 +42,7 @@ class LaneInvocation:
         object.__setattr__(self, "env", dict(self.env))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Change:
     """One thing the rewrite did, for people and for the JSON output.
 
@@ -64,7 +64,7 @@ class Change:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rewritten:
     """The lane runs read-only as `invoke`; `binding` names what enforces it."""
 
@@ -75,7 +75,7 @@ class Rewritten:
     ok: Literal[True] = True
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RewriteRefused:
     """The lane cannot be made read-only; `reason` names what and says what to do instead.
 
@@ -95,7 +95,7 @@ class RewriteRefused:
 RewriteResult = Rewritten | RewriteRefused
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PassFlag:
     """An option the caller declares safe although toolgate's table does not know it."""
 
@@ -103,7 +103,7 @@ class PassFlag:
     takes_value: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RewriteOptions:
     """What the caller tells the rewrite beyond the invocation itself.
 
@@ -117,6 +117,8 @@ class RewriteOptions:
       Bash command (`--read-shell`); None means no shell at all.
     - `lane_version`: the lane version the rewrite is fitted to (`LaneVersions.fit`); None when
       unknown, and then the rewrite adds only what every supported version has.
+    - `confine`: `--confine`: the lane runs confined, and the rewrite also removes every tool
+      that can send what the lane read anywhere but its model provider (web fetch, web search).
     - `lane_home`: a new, empty directory private to this run, made by the dispatch host for a
       lane whose module names a `PRIVATE_HOME` maker (copilot points `COPILOT_HOME` at it);
       None when none was made.
@@ -129,6 +131,7 @@ class RewriteOptions:
     caller_root: str | None = None
     read_shell_hook: str | None = None
     lane_version: str | None = None
+    confine: bool = False
     lane_home: str | None = None
 
 
@@ -192,7 +195,7 @@ def option_change(item: Item, args: Sequence[str], action: Action, reason: str) 
     return Change(_PAST_TENSE[action], name, tuple(args[item.start : item.end]), reason)
 
 
-@dataclass
+@record
 class Walk:
     """The template's items judged one by one.
 
@@ -413,3 +416,37 @@ def env_changes(
         else:
             changes.append(Change("kept", f"env {name}", words, reason))
     return changes, refusals
+
+
+@record(frozen=True)
+class StateDir:
+    """A directory a lane keeps its own state in, as `--confine` gives it to the lane: fresh,
+    empty, private and writable at the path the lane looks for it, and discarded afterwards.
+    Nothing of the real directory shows but `keep` (its credentials), read-only.
+
+    Why not the real one: it holds the transcripts and prompt history of every other session
+    (claude's `projects/`, codex's `sessions/`), which are other trees' contents."""
+
+    where: tuple[str, ...]
+    """Where it is, the first that applies: `$VAR` or `$VAR/sub` (when VAR is set and not
+    empty in the environment the lane gets) or `~/path` (under HOME)."""
+    keep: tuple[str, ...] = ()
+    """Names inside the real directory shown read-only in the private one, where they exist."""
+
+
+@record(frozen=True)
+class ConfineNeeds:
+    """What a lane needs under `--confine` beyond the caller root, the system (toolgate_cli/
+    sandbox/confine.py) and its own binary: a module's `CONFINE` attribute. A lane without one
+    (any lane run under the lock alone) gets `ConfineNeeds()`: an empty private HOME and temp,
+    the common environment only."""
+
+    env: tuple[str, ...] = ()
+    """Environment variables kept from the caller's environment: names, or `PREFIX*`."""
+    state: tuple[StateDir, ...] = ()
+    system: tuple[str, ...] = ()
+    """Absolute paths outside any home the lane reads when they exist (its system-wide,
+    administrator-owned configuration), shown read-only."""
+    path_env: tuple[str, ...] = ()
+    """Kept variables whose value names a file, directory or socket the lane reads (a CA
+    bundle, a token file): that path is shown read-only."""

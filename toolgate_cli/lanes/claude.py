@@ -25,9 +25,6 @@ to end (tests/e2e); options the rewrite adds only to versions that have them are
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
-
 from toolgate_cli.argv import (
     Action,
     ArgvError,
@@ -42,11 +39,13 @@ from toolgate_cli.argv import (
 )
 from toolgate_cli.lanes.base import (
     Change,
+    ConfineNeeds,
     LaneInvocation,
     RewriteOptions,
     RewriteRefused,
     RewriteResult,
     Rewritten,
+    StateDir,
     Walk,
     argv_refusal,
     env_changes,
@@ -60,13 +59,16 @@ from toolgate_cli.lanes.versions import LaneVersions, normal_version
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from toolgate_cli.lanes.drift import HelpSurface
 
 LANE = KIND = "claude"
 MECHANISM = (
     "headless (-p) runs only; --permission-mode dontAsk, --tools/--allowedTools = "
     "Read,Glob,Grep,WebFetch,WebSearch, writers in --disallowedTools, --strict-mcp-config, "
-    '--disable-slash-commands, --setting-sources "", --settings with includeGitInstructions off'
+    '--disable-slash-commands, --setting-sources "", --settings with includeGitInstructions off; '
+    "under --confine also without WebFetch and WebSearch, and --restricted (2.1.332 and later)"
 )
 RUN_HINT = "claude -p PROMPT, with -p as a word of its own"
 
@@ -74,10 +76,29 @@ VERSION_GATED_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = ()
 """Flags the rewrite adds only to versions that have them (first version: `VERSIONS.since`),
 as (canonical name, words, reason); they go right before `--permission-mode dontAsk`."""
 
+CONFINE_GATED_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    (
+        "--restricted",
+        ("--restricted",),
+        "the file tools read only the working directory (a second layer under --confine)",
+    ),
+)
+"""Flags only a confined run (`options.confine`) gets, each on versions that have it
+(`VERSIONS.since`). Measured with 2.1.332: with `--restricted` a Read of a file outside the
+tree, or of a symlink in the tree pointing outside, fails with "... is outside <tree>;
+--restricted confines the file tools to the working directory"; Grep and Glob too. It does not
+stop WebFetch (which confinement removes) nor Bash (which the read shell and the sandbox hold)."""
+
+WEB_TOOLS: tuple[str, ...] = ("WebFetch", "WebSearch")
+"""The read tools that reach the network: removed under --confine, where the only egress left is
+claude's own connection to its model provider."""
+
 VERSIONS = LaneVersions(
     oldest_supported="2.1.197",
     proven=("2.1.197",),
-    since={},
+    # 2.1.332 is the first version measured to have it (2.1.197 has not); a version between
+    # them may have it too, and gets the sandbox alone until one of them is measured.
+    since={"--restricted": "2.1.332"},
 )
 VERSIONS_PROVEN = VERSIONS.proven
 
@@ -261,6 +282,7 @@ FLAGS = FlagTable(
         FlagSpec(("--system-prompt-file",), V, KEEP, "reads a prompt file"),
         FlagSpec(("--ax-screen-reader",), F, KEEP, "output style"),
         FlagSpec(("--bare",), F, KEEP, "loads less configuration"),
+        FlagSpec(("--restricted",), F, KEEP, "file tools read only the working directory"),
         FlagSpec(("--safe-mode",), F, KEEP, "loads less configuration"),
         FlagSpec(("--betas",), M, KEEP, "API headers"),
         FlagSpec(("--brief",), F, KEEP, "message tool only; --tools still applies"),
@@ -318,6 +340,42 @@ ENV_RULES: tuple[tuple[str, Action, str], ...] = (
 )
 
 
+CONFINE = ConfineNeeds(
+    env=(
+        "ANTHROPIC_*",
+        "CLAUDE_CONFIG_DIR",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "CLAUDE_CODE_USE_BEDROCK",
+        "CLAUDE_CODE_USE_VERTEX",
+        "CLAUDE_CODE_USE_FOUNDRY",
+        "CLAUDE_CODE_SKIP_BEDROCK_AUTH",
+        "CLAUDE_CODE_SKIP_VERTEX_AUTH",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+        "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+        "DISABLE_*",
+        "MAX_THINKING_TOKENS",
+        "CLOUD_ML_REGION",
+        "VERTEX_REGION_*",
+    ),
+    state=(
+        # ~/.claude.json lives in HOME (private anyway), or in CLAUDE_CONFIG_DIR when it is set.
+        StateDir(("$CLAUDE_CONFIG_DIR", "~/.claude"), keep=(".credentials.json",)),
+        # Profiles and tokens of `ant auth login` (2.1.332 reads them: configs/, credentials/).
+        StateDir(
+            ("$ANTHROPIC_CONFIG_DIR", "~/.config/anthropic"),
+            keep=("active_config", "configs", "credentials"),
+        ),
+    ),
+    system=("/etc/claude-code",),  # the administrator's managed settings
+    path_env=("ANTHROPIC_IDENTITY_TOKEN_FILE", "ANTHROPIC_UNIX_SOCKET"),
+)
+"""What claude needs under --confine (measured with 2.1.332, strace of a run against the stub):
+its API key, endpoint and config-dir variables; `~/.claude` (state: sessions, transcripts of
+every project, plugins, caches) private and fresh with only `.credentials.json` from the real
+one; the same for `~/.config/anthropic`; `/etc/claude-code`. It also reads `~/.gitconfig`,
+`~/.config/git/` and `/etc/machine-id`, and runs without them."""
+
+
 def toolgate_settings(hook_command: str | None) -> str:
     """The `--settings` JSON toolgate gives every read-only run (the only settings it loads).
 
@@ -331,7 +389,9 @@ def toolgate_settings(hook_command: str | None) -> str:
     if hook_command is not None:
         hook = {"type": "command", "command": hook_command}
         settings["hooks"] = {"PreToolUse": [{"matcher": "*", "hooks": [hook]}]}
-    return json.dumps(settings, separators=(",", ":"))
+    from toolgate_cli.json_text import dumps
+
+    return dumps(settings, compact=True)
 
 
 def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResult:
@@ -383,6 +443,8 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     changes.extend(added_changes)
     new_args = added_words + tuple(walk.kept)
     binding = "claude --permission-mode dontAsk, read-only tool set"
+    if options.confine:
+        binding += " without WebFetch and WebSearch"
     if options.read_shell_hook is not None:
         binding += ", Bash checked by the toolgate PreToolUse hook"
     return Rewritten(
@@ -459,18 +521,23 @@ def _added(
 ) -> tuple[tuple[str, ...], tuple[Change, ...]]:
     """The words toolgate puts in front and their change entries (the common cases built once
     per set of version-gated flags)."""
-    gated = _gated_flags(options.lane_version)
+    gated = _gated_flags(options.lane_version, confine=options.confine)
     if not template_denies and options.read_shell_hook is None:
-        cached = _DEFAULT_ADDED.get(gated)
+        key = (gated, options.confine)
+        cached = _DEFAULT_ADDED.get(key)
         if cached is None:
-            cached = _DEFAULT_ADDED[gated] = _flattened(_read_only_flags((), options, gated))
+            cached = _DEFAULT_ADDED[key] = _flattened(_read_only_flags((), options, gated))
         return cached
     return _flattened(_read_only_flags(template_denies, options, gated))
 
 
-def _gated_flags(version: str | None) -> tuple[tuple[str, tuple[str, ...], str], ...]:
-    """The rows of `VERSION_GATED_FLAGS` that `version` has (none when it is unknown)."""
-    return tuple(row for row in VERSION_GATED_FLAGS if VERSIONS.has(row[0], version))
+def _gated_flags(
+    version: str | None, *, confine: bool = False
+) -> tuple[tuple[str, tuple[str, ...], str], ...]:
+    """The rows of `VERSION_GATED_FLAGS` (and under --confine `CONFINE_GATED_FLAGS`) that `version`
+    has (none when it is unknown)."""
+    rows = (*VERSION_GATED_FLAGS, *CONFINE_GATED_FLAGS) if confine else VERSION_GATED_FLAGS
+    return tuple(row for row in rows if VERSIONS.has(row[0], version))
 
 
 def _flattened(
@@ -489,15 +556,19 @@ def _read_only_flags(
     word: each variadic is followed by a word that starts with `-`, and the block ends with
     `--permission-mode dontAsk`, which takes exactly one value. `gated` are the
     version-gated flags this version has."""
-    tools = READ_ONLY_TOOLS
+    readers = READ_ONLY_TOOLS
     denied: tuple[str, ...] = READ_ONLY_DENIED
+    if options.confine:
+        readers = tuple(name for name in READ_ONLY_TOOLS if name not in WEB_TOOLS)
+        denied = (*READ_ONLY_DENIED, *WEB_TOOLS)
+    tools = readers
     if options.read_shell_hook is not None:
         # Bash exists for the model but is NOT allowed: only the hook's allow lets a command run.
         # Measured: with Bash in --allowedTools a hook that crashes fails open; without it,
         # dontAsk denies whatever the hook did not explicitly allow.
-        tools = (*READ_ONLY_TOOLS, "Bash")
-        denied = tuple(name for name in READ_ONLY_DENIED if name != "Bash")
-    allowed = ",".join(READ_ONLY_TOOLS)
+        tools = (*readers, "Bash")
+        denied = tuple(name for name in denied if name != "Bash")
+    allowed = ",".join(readers)
     deny_words = [",".join(denied)]
     deny_words.extend(dict.fromkeys(w for w in template_denies if w not in deny_words))
     flags: list[tuple[str, tuple[str, ...], str]] = [
@@ -534,10 +605,11 @@ def _read_only_flags(
 
 
 _DEFAULT_ADDED: dict[
-    tuple[tuple[str, tuple[str, ...], str], ...], tuple[tuple[str, ...], tuple[Change, ...]]
+    tuple[tuple[tuple[str, tuple[str, ...], str], ...], bool],
+    tuple[tuple[str, ...], tuple[Change, ...]],
 ] = {}
 """The block for a template with no deny list of its own and no read shell (most rewrites),
-built once per set of version-gated flags."""
+built once per set of version-gated flags, confined or not."""
 
 
 def help_surfaces() -> tuple[HelpSurface, ...]:

@@ -26,8 +26,6 @@ to end (tests/e2e).
 
 from __future__ import annotations
 
-import re
-
 from toolgate_cli.argv import (
     Action,
     ArgvError,
@@ -40,11 +38,13 @@ from toolgate_cli.argv import (
 )
 from toolgate_cli.lanes.base import (
     Change,
+    ConfineNeeds,
     LaneInvocation,
     RewriteOptions,
     RewriteRefused,
     RewriteResult,
     Rewritten,
+    StateDir,
     Walk,
     argv_refusal,
     env_changes,
@@ -65,11 +65,9 @@ LANE = KIND = "codex"
 MECHANISM = (
     "--sandbox read-only (codex's own sandbox), --ignore-user-config, --ignore-rules, "
     '--disable hooks, --disable shell_snapshot, -c approval_policy="never"; exec and exec '
-    "review only (review runs as exec review)"
+    'review only (review runs as exec review); under --confine also -c web_search="disabled"'
 )
-RUN_HINT = (
-    "codex exec PROMPT, codex exec review or codex review, with a prompt of more than one word"
-)
+RUN_HINT = "codex exec PROMPT, codex exec review or codex review"
 VERSIONS = LaneVersions(oldest_supported="0.171.0", proven=("0.171.0",))
 VERSIONS_PROVEN = VERSIONS.proven
 
@@ -194,10 +192,16 @@ def _provider_problem(key: str, raw_value: str) -> str | None:
     return None
 
 
+WEB_SEARCH_KEYS = ("web_search", "tools.web_search")
+"""The config keys that turn codex's web search on: replaced under --confine."""
+
+
 def _config(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
     key = config_key(values[0]) if values else None
     if not key:
         return REFUSE, "not a key=value override"
+    if options.confine and any(key == k or key.startswith(k + ".") for k in WEB_SEARCH_KEYS):
+        return REPLACE, "toolgate turns web search off under --confine"
     rule = _config_rule(key)
     if rule is not None and key.split(".")[0] == "model_providers":
         problem = _provider_problem(key, values[0].partition("=")[2].strip())
@@ -223,6 +227,12 @@ def _output_file(values: tuple[str, ...], options: RewriteOptions) -> tuple[Acti
         REFUSE,
         "codex writes this file even under --sandbox read-only; point it outside the tree",
     )
+
+
+def _search(values: tuple[str, ...], options: RewriteOptions) -> tuple[Action, str]:
+    if options.confine:
+        return REPLACE, "toolgate turns web search off under --confine"
+    return KEEP, "web search reads the network"
 
 
 _SHARED: tuple[FlagSpec, ...] = (
@@ -257,7 +267,7 @@ TOP_FLAGS = FlagTable(
     (
         *_SHARED,
         FlagSpec(("--ask-for-approval", "-a"), V, STRIP, "exec keeps its own policy, never"),
-        FlagSpec(("--search",), F, KEEP, "web search reads the network"),
+        FlagSpec(("--search",), F, KEEP, "web search reads the network", judge=_search),
         FlagSpec(("--no-alt-screen",), F, KEEP, "terminal display"),
         FlagSpec(("--no-daemon",), F, KEEP, "no shared background server"),
     )
@@ -369,8 +379,28 @@ EXEC_NOT_A_RUN: dict[str, str] = {
     "fork": "forks a stored session whose settings toolgate cannot see",
     "help": "prints help, not a lane run",
 }
-# A one-word exec prompt that could name a hidden exec subcommand.
-_COMMAND_LIKE = re.compile(r"[a-z][a-z0-9-]*")
+EXEC_SUBCOMMANDS = ("review", *EXEC_NOT_A_RUN)
+"""Every word `codex exec` reads as a subcommand where a prompt could stand (0.171.0: its
+--help, clap's own `help`; no aliases, none hidden: measured, see EXEC_INFERS_PREFIXES)."""
+
+EXEC_INFERS_PREFIXES = False
+"""Whether `codex exec` runs a subcommand from a unique prefix of its name (clap's
+`infer_subcommands`). Measured off with 0.171.0: `rev`, `revi`, `res`, `fo`, `hel` and `r`
+reach the model as the prompt, and so do 40 other words (the top-level subcommands, `e`, `a`,
+`h`, ...), while `review`, `resume`, `fork`, `help` run the subcommand; after `--` every word is
+a prompt, those four included (tests/e2e/test_codex_prompts.py pins both)."""
+
+
+def exec_subcommand_named_by(word: str) -> str | None:
+    """The `codex exec` subcommand a positional `word` before `--` would run instead of being
+    the prompt, or None. With prefix inference, any prefix of a subcommand counts (a unique one
+    runs it, an ambiguous one is an error: either way the word is not a prompt)."""
+    if word in EXEC_SUBCOMMANDS:
+        return word
+    if EXEC_INFERS_PREFIXES and word:
+        return next((name for name in EXEC_SUBCOMMANDS if name.startswith(word)), None)
+    return None
+
 
 ENV_RULES: tuple[tuple[str, Action, str], ...] = (
     ("CODEX_HOME", REFUSE, "moves the config codex loads"),
@@ -379,6 +409,34 @@ ENV_RULES: tuple[tuple[str, Action, str], ...] = (
     ("RUST_LOG", KEEP, "log level"),
     ("RUST_BACKTRACE", KEEP, "diagnostics"),
 )
+
+CONFINE = ConfineNeeds(
+    env=(
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_ORGANIZATION",
+        "OPENAI_PROJECT",
+        "AZURE_OPENAI_API_KEY",
+        "CODEX_API_KEY",
+        "CODEX_ACCESS_TOKEN",
+        "CODEX_HOME",
+        "CODEX_SQLITE_HOME",
+        "CODEX_CA_CERTIFICATE",
+        "RUST_LOG",
+    ),
+    state=(
+        StateDir(("$CODEX_HOME", "~/.codex"), keep=("auth.json",)),
+        StateDir(("$CODEX_SQLITE_HOME",)),
+    ),
+    system=("/etc/codex",),  # the administrator's requirements.toml and managed config
+    path_env=("CODEX_CA_CERTIFICATE",),
+)
+"""What codex needs under --confine (measured with 0.171.0, strace of a run against the stub):
+its key and config-dir variables; CODEX_HOME (sessions of every project, history, logs, its
+state database, the helper binaries it links at start) private and fresh with only `auth.json`
+from the real one; its own bubblewrap sandbox nests inside (as for the lock). A provider the
+template defines with `-c model_providers.NAME={env_key="VAR"}` reads VAR: declare it with
+--pass-env VAR."""
 
 READ_ONLY_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("--sandbox", ("--sandbox", "read-only"), "codex's own sandbox: commands cannot write"),
@@ -407,8 +465,22 @@ _FEATURES_TOOLGATE_DISABLES = frozenset(
 )
 """The template's own `--disable X` for these is replaced: toolgate puts exactly one of each."""
 
+CONFINE_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    (
+        "--config",
+        ("-c", 'web_search="disabled"'),
+        "no web search under --confine: its queries would carry what codex read elsewhere",
+    ),
+)
+"""What toolgate adds after `READ_ONLY_FLAGS` under --confine. Measured with 0.171.0: by
+default codex offers the model the provider's hosted `web_search` tool (`external_web_access:
+false`, cached results); with `web_search="disabled"` the request carries no web tool at all.
+Its shell has no network in its read-only sandbox (measured: curl to loopback fails)."""
+
 _ADDED_WORDS = tuple(word for _, words, _ in READ_ONLY_FLAGS for word in words)
 _ADDED_CHANGES = tuple(Change("added", flag, words, why) for flag, words, why in READ_ONLY_FLAGS)
+_CONFINE_WORDS = tuple(word for _, words, _ in CONFINE_FLAGS for word in words)
+_CONFINE_CHANGES = tuple(Change("added", flag, words, why) for flag, words, why in CONFINE_FLAGS)
 
 
 _KNOWN_OPTION_NAMES = frozenset(
@@ -459,7 +531,7 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
                 EXEC_FLAGS.with_extra(extra),
                 Dialect.CLAP,
                 start=at + 1,
-                stop_at_positional=lambda word: word in ("review", *EXEC_NOT_A_RUN),
+                stop_at_positional=lambda word: exec_subcommand_named_by(word) is not None,
             )
             if nested_at < len(args) and args[nested_at] == "review":
                 review_items, _ = tokenize(
@@ -485,31 +557,27 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     changes.extend(sub.changes)
     refusals = [*top.refusals, *sub.refusals, *review.refusals]
 
-    nested = args[nested_at] if nested_at < len(args) else None
+    # the word the exec tokenizer stopped at: a subcommand of exec (exec_subcommand_named_by)
+    nested_word = args[nested_at] if nested_at < len(args) else None
+    nested = None if nested_word is None else exec_subcommand_named_by(nested_word)
     # A subcommand word right after an open option would become its value: the option cannot
     # move past the word (it belongs to the level before it), so the run is refused.
-    for level, word in ((top, "exec" if review_only else subcommand), (sub, nested)):
+    for level, word in ((top, "exec" if review_only else subcommand), (sub, nested_word)):
         if level.ends_open is not None and word is not None:
             shown = shown_option(level.ends_open, args)
             refusals.append(
                 f"{shown} would read {word!r} as one of its values once the flags after it "
                 "are removed; write it before a flag that stays, or drop it"
             )
-    if nested is not None and nested != "review":
-        reason = EXEC_NOT_A_RUN.get(nested, "not a lane run")
-        changes.append(Change("refused", "<subcommand>", (nested,), reason))
-        refusals.append(f"codex {subcommand} {nested} ({reason}) is not a lane run")
-    elif nested == "review":
-        changes.append(Change("kept", "<subcommand>", (nested,), "a lane run"))
+    # A word that names no exec subcommand of this version is the prompt, one word or many
+    # (`codex exec summarize`, `codex exec -- go`): the tokenizer stops only at the others.
+    if nested_word is not None and nested_word != "review":
+        reason = EXEC_NOT_A_RUN.get(nested_word) or f"runs codex exec {nested}; spell it out"
+        changes.append(Change("refused", "<subcommand>", (nested_word,), reason))
+        refusals.append(f"codex {subcommand} {nested_word} ({reason}) is not a lane run")
+    elif nested_word == "review":
+        changes.append(Change("kept", "<subcommand>", (nested_word,), "a lane run"))
         changes.extend(review.changes)
-    elif not review_only:
-        operand = first_operand(sub_items, args)
-        if operand is not None and _COMMAND_LIKE.fullmatch(operand):
-            changes.append(Change("refused", "<prompt>", (operand,), "could name a subcommand"))
-            refusals.append(
-                f"the one-word prompt {operand!r} could name a codex exec subcommand; "
-                "give the prompt as more than one word"
-            )
 
     env_found, env_refusals = env_changes(invocation.env, ENV_RULES, options, LANE)
     changes.extend(env_found)
@@ -518,11 +586,15 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
         return RewriteRefused(joined_refusals(refusals), tuple(changes), LANE)
 
     changes.extend(_ADDED_CHANGES)
+    added = _ADDED_WORDS
+    if options.confine:
+        changes.extend(_CONFINE_CHANGES)
+        added = (*_ADDED_WORDS, *_CONFINE_WORDS)
     if review_only:
-        new_args = (*top.kept, "exec", *_ADDED_WORDS, "review", *sub.kept)
+        new_args = (*top.kept, "exec", *added, "review", *sub.kept)
     else:
-        new_args = (*top.kept, subcommand, *_ADDED_WORDS, *sub.kept)
-        if nested == "review":
+        new_args = (*top.kept, subcommand, *added, *sub.kept)
+        if nested_word == "review":
             new_args = (*new_args, "review", *review.kept)
     return Rewritten(
         LaneInvocation(invocation.command, new_args, invocation.env),

@@ -18,11 +18,13 @@ Pure: no I/O. Reading a binary's version is `toolgate_cli.lane_probe`.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from toolgate_cli.records import field, record
 
-_VERSION = re.compile(r"v?(\d+(?:\.\d+)+)")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+_DIGITS = frozenset("0123456789")
 
 
 def parse_version(text: str) -> tuple[int, ...] | None:
@@ -31,10 +33,11 @@ def parse_version(text: str) -> tuple[int, ...] | None:
     Only dotted numbers are versions here: a pre-release or build suffix is not understood, so
     it is not a version toolgate can place (a caller gets a usage error, a binary is unproven).
     """
-    match = _VERSION.fullmatch(text.strip())
-    if match is None:
+    text = text.strip()
+    parts = (text[1:] if text.startswith("v") else text).split(".")
+    if len(parts) < 2 or not all(part and set(part) <= _DIGITS for part in parts):
         return None
-    return tuple(int(part) for part in match.group(1).split("."))
+    return tuple(int(part) for part in parts)
 
 
 def normal_version(text: str) -> str | None:
@@ -43,7 +46,7 @@ def normal_version(text: str) -> str | None:
     return ".".join(str(part) for part in parsed) if parsed is not None else None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class VersionFit:
     """What the rewrite is fitted to, and what toolgate says about it.
 
@@ -66,7 +69,7 @@ UNKNOWN = VersionFit(None, None)
 """Nobody said which version will run (JSON output without --lane-version)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LaneVersions:
     """The versions one lane's rewrite is for (see the module docstring)."""
 

@@ -1,4 +1,4 @@
-"""The tree lock: run a lane with the caller's tree mounted read-only, enforced by the kernel.
+"""The bubblewrap argv of the tree lock and of confinement, built from a plan. Pure.
 
 Flag rewriting trusts each lane's own CLI to do what its flags say. The lock does not: the lane
 runs under bubblewrap (`bwrap`) in a new mount namespace where the whole filesystem is as it
@@ -6,9 +6,13 @@ is, except that the caller root, and every other place that shows the same files
 read-only on top. A write into the tree then fails with EROFS whoever asks for it: the lane, a
 tool it runs, a hook, a plugin, an MCP server.
 
-Pure: this module builds the wrapper argv and reads mountinfo and `.git` file text handed to it.
-Finding bwrap, reading `/proc/self/mountinfo` and the trial run live in
-`toolgate_cli.treelock_host`.
+Confinement (`--confine`, `toolgate_cli.sandbox.confine`) starts from an empty root instead and
+mounts only what its allow list names; the caller root is read-only there too, and nothing
+outside the private temp, HOME and state directories is writable, so it holds the lock as well.
+
+Pure: this module builds the wrapper argv from the plans handed to it. Finding bwrap, reading
+`/proc/self/mountinfo`, the `.git` file and the lane's install, and the trial run live in
+`toolgate_cli.sandbox.host`; the mount table is read by `toolgate_cli.sandbox.mounts`.
 
 Why each bwrap option (measured with bubblewrap 0.8.0, as root and as a plain user):
 - `--cap-drop ALL`: run as root, bwrap otherwise keeps CAP_SYS_ADMIN, and the lane could
@@ -40,9 +44,8 @@ Why each bwrap option (measured with bubblewrap 0.8.0, as root and as a plain us
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
-
+from toolgate_cli.records import record
+from toolgate_cli.sandbox.confine import TMP
 from toolgate_cli.verdict import is_within
 
 TYPE_CHECKING = False
@@ -50,14 +53,20 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Protocol
 
+    from toolgate_cli.sandbox.confine import ConfinePlan, ConfineRequest
+
     class LockHost(Protocol):
-        """The machine side of the lock (`toolgate_cli.treelock_host.TreeLockHost`)."""
+        """The machine side of the lock (`toolgate_cli.sandbox.host.SandboxHost`)."""
 
-        def plan(self, caller_root: str, cwd: str) -> LockPlan | str:
-            """What to mount read-only, or why the lock cannot be had (one line)."""
+        def plan(
+            self, caller_root: str, cwd: str, confine: ConfineRequest | None = None
+        ) -> LockPlan | str:
+            """What to mount read-only (and with `confine`, all that is visible), or why the
+            sandbox cannot be had (one line)."""
 
-        def trial(self, prefix: Sequence[str]) -> str | None:
-            """None when the sandbox these bwrap words build runs here, else why not."""
+        def trial(self, prefix: Sequence[str], option: str = "--lock-tree") -> str | None:
+            """None when the sandbox these bwrap words build runs here, else why not (a line
+            that starts with `option`)."""
 
 
 TOOL = "bubblewrap"
@@ -89,6 +98,17 @@ start inside the lock and every shell command, reads included, failed (measured,
 can nest one; the mounts it would inherit there are locked by the kernel, so the nesting cannot
 unlock the tree (tests/e2e/test_lock_attacks.py)."""
 
+CONFINE_OPTIONS: tuple[str, ...] = (
+    "--die-with-parent",
+    "--new-session",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--cap-drop",
+    "ALL",
+)
+"""The lock's options without `--bind / /` (confinement mounts only its allow list), and with
+`--unshare-ipc`: System V shared memory of processes outside is not the lane's to read."""
+
 BWRAP_VALUES: dict[str, int] = {
     "--uid": 1,
     "--gid": 1,
@@ -100,11 +120,14 @@ BWRAP_VALUES: dict[str, int] = {
     "--chdir": 1,
     "--setenv": 2,
     "--unsetenv": 1,
+    "--tmpfs": 1,
+    "--symlink": 2,
+    "--remount-ro": 1,
 }
 """How many values each bwrap option toolgate writes takes (for showing the prefix)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LockPlan:
     """What the lock mounts: `read_only` holds the caller root first, then every other path
     that shows the tree's files (a repository's git dir outside it, another mount of the same
@@ -116,16 +139,8 @@ class LockPlan:
     cwd: str
     own_user_namespace: bool = False
     """Run the lane as `ROOT_LANE_UID` in a user namespace of its own (toolgate runs as root)."""
-
-
-@dataclass(frozen=True)
-class Mount:
-    """One line of /proc/self/mountinfo: the filesystem `device`, the path inside that
-    filesystem it shows (`fs_path`), and where it shows it (`mount_point`)."""
-
-    device: str
-    fs_path: str
-    mount_point: str
+    confine: ConfinePlan | None = None
+    """With `--confine`: everything the lane sees (`read_only` is among it)."""
 
 
 def wrapper_prefix(plan: LockPlan, env: Mapping[str, str | None] | None = None) -> tuple[str, ...]:
@@ -135,6 +150,8 @@ def wrapper_prefix(plan: LockPlan, env: Mapping[str, str | None] | None = None) 
     sandbox (`--setenv`, `--unsetenv`), never on bwrap itself: a template's `LD_PRELOAD` given
     to bwrap would run its code before the sandbox exists, where the tree is writable.
     """
+    if plan.confine is not None:
+        return _confined_prefix(plan, plan.confine, env)
     words = [plan.bwrap, *SANDBOX_OPTIONS]
     if plan.own_user_namespace:
         uid = str(ROOT_LANE_UID)
@@ -148,6 +165,34 @@ def wrapper_prefix(plan: LockPlan, env: Mapping[str, str | None] | None = None) 
     words += ["--dev", "/dev", "--proc", "/proc"]
     for path in KERNEL_SETTINGS:
         words += ["--ro-bind", path, path]
+    for name, value in (env or {}).items():
+        words += ["--unsetenv", name] if value is None else ["--setenv", name, value]
+    words += ["--chdir", plan.cwd, "--"]
+    return tuple(words)
+
+
+def _confined_prefix(
+    plan: LockPlan, confine: ConfinePlan, env: Mapping[str, str | None] | None
+) -> tuple[str, ...]:
+    """The confined sandbox: an empty root, the system read-only, then private directories,
+    what is shown read-only (the caller root among it) and the cover-ups of secret stores,
+    outer paths first; then the root itself read-only, so the private directories are the only
+    places the lane can write.
+
+    No `--bind A A` of the directories above the tree: they are directories of bwrap's own
+    empty root here, so moving one away moves nothing outside the sandbox.
+    """
+    words = [plan.bwrap, *CONFINE_OPTIONS]
+    if plan.own_user_namespace:
+        uid = str(ROOT_LANE_UID)
+        words[1:1] = ["--unshare-user", "--uid", uid, "--gid", uid]
+    for op in confine.system:
+        words += op.words()
+    words += ["--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]
+    for op in confine.layers:
+        words += op.words()
+    words += ["--remount-ro", "/"]
+    words += ["--setenv", "TMPDIR", TMP]
     for name, value in (env or {}).items():
         words += ["--unsetenv", name] if value is None else ["--setenv", name, value]
     words += ["--chdir", plan.cwd, "--"]
@@ -192,105 +237,3 @@ def unique_outside(root: str, paths: Iterable[str]) -> tuple[str, ...]:
             continue
         kept = [held for held in kept if not is_within(held, path)] + [path]
     return tuple(kept)
-
-
-def _unescape(field: str) -> str:
-    r"""mountinfo escapes space, tab, newline and backslash as \ooo octal."""
-    if "\\" not in field:
-        return field
-    out: list[str] = []
-    index = 0
-    while index < len(field):
-        chunk = field[index + 1 : index + 4]
-        if field[index] == "\\" and len(chunk) == 3 and all(c in "01234567" for c in chunk):
-            out.append(chr(int(chunk, 8)))
-            index += 4
-        else:
-            out.append(field[index])
-            index += 1
-    return "".join(out)
-
-
-def parse_mountinfo(text: str) -> tuple[Mount, ...]:
-    """The mounts of a /proc/PID/mountinfo text, in its order (a later mount hides an earlier
-    one at the same place). Lines that do not parse are skipped."""
-    mounts = []
-    for line in text.splitlines():
-        fields = line.split(" ")
-        if len(fields) < 10 or "-" not in fields[6:]:
-            continue
-        fs_path, mount_point = _unescape(fields[3]), _unescape(fields[4])
-        # A filesystem path ending in //deleted is a bind of something removed since: it shows
-        # nothing of the tree.
-        if fs_path.endswith("//deleted"):
-            continue
-        if not (mount_point.startswith("/") and fs_path.startswith("/")):
-            continue  # not the kernel's writing: a shifted or garbled line
-        mounts.append(Mount(fields[2], _clean(fs_path), _clean(mount_point)))
-    return tuple(mounts)
-
-
-def _clean(path: str) -> str:
-    """`path` normalised, with one leading slash (POSIX normpath keeps a leading `//`)."""
-    return "/" + os.path.normpath(path).lstrip("/")
-
-
-def _fs_path_of(path: str, mounts: Sequence[Mount]) -> tuple[Mount, str] | None:
-    """The mount that shows `path`, and where `path` lies inside that mount's filesystem."""
-    best: Mount | None = None
-    for mount in mounts:
-        if is_within(path, mount.mount_point) and (
-            best is None or len(mount.mount_point) >= len(best.mount_point)
-        ):
-            best = mount
-    if best is None:
-        return None
-    rest = os.path.relpath(path, best.mount_point)
-    return best, os.path.normpath(os.path.join(best.fs_path, rest)) if rest != "." else best.fs_path
-
-
-def other_views(root: str, mountinfo: str) -> tuple[str, ...]:
-    """Every place outside `root` that shows files of the tree through another mount.
-
-    A bind mount of the tree (or of a directory above or inside it) elsewhere, or a second
-    mount of the same filesystem, would let a lane write the tree's files by another path. The
-    parts of the tree to cover are the tree itself in the filesystem that holds it, and each
-    filesystem mounted inside the tree. For each, any other mount of the same device whose
-    filesystem path overlaps it is such a view.
-    """
-    mounts = parse_mountinfo(mountinfo)
-    found = _fs_path_of(root, mounts)
-    if found is None:
-        return ()
-    holder, tree_path = found
-    regions = [(holder.device, tree_path)]
-    regions += [
-        (mount.device, mount.fs_path)
-        for mount in mounts
-        if mount is not holder and is_within(mount.mount_point, root)
-    ]
-    views: list[str] = []
-    for mount in mounts:
-        if is_within(mount.mount_point, root):
-            continue
-        for device, fs_path in regions:
-            if mount.device != device:
-                continue
-            if is_within(fs_path, mount.fs_path):
-                rest = os.path.relpath(fs_path, mount.fs_path)
-                views.append(
-                    mount.mount_point if rest == "." else os.path.join(mount.mount_point, rest)
-                )
-            elif is_within(mount.fs_path, fs_path):
-                views.append(mount.mount_point)
-    return tuple(path for path in views if not is_within(path, root))
-
-
-def gitdir_of(dot_git_file: str, directory: str) -> str | None:
-    """The git dir named by a `.git` file's text (`gitdir: PATH`, relative to `directory`),
-    as written; None when the text is not such a file."""
-    first = dot_git_file.partition("\n")[0].rstrip("\r")
-    prefix = "gitdir: "
-    if not first.startswith(prefix) or len(first) == len(prefix):
-        return None
-    return os.path.join(directory, first[len(prefix) :])

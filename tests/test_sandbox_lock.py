@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,20 +22,18 @@ from tests.conftest import run_toolgate
 from tests.e2e.tree import git
 from toolgate_cli.decision import DispatchRequest, LockRequest, decide_dispatch
 from toolgate_cli.lanes.base import LaneInvocation
-from toolgate_cli.treelock import (
+from toolgate_cli.records import replace
+from toolgate_cli.sandbox.host import repository_dirs
+from toolgate_cli.sandbox.mounts import Mount, gitdir_of, other_views, parse_mountinfo
+from toolgate_cli.sandbox.plan import (
     BWRAP_VALUES,
     SANDBOX_OPTIONS,
     LockPlan,
-    Mount,
     ancestors,
-    gitdir_of,
-    other_views,
-    parse_mountinfo,
     prefix_units,
     unique_outside,
     wrapper_prefix,
 )
-from toolgate_cli.treelock_host import repository_dirs
 
 PLAN = LockPlan("/usr/bin/bwrap", "/w/tree", ("/w/tree", "/w/main/.git"), "/w/tree/src")
 
@@ -202,13 +199,15 @@ class FakeHost:
         self.trial_says = trial_says
         self.calls: list[tuple[object, ...]] = []
 
-    def plan(self, caller_root: str, cwd: str) -> LockPlan | str:
+    def plan(self, caller_root: str, cwd: str, confine: object = None) -> LockPlan | str:
+        assert confine is None, "the lock alone asks for no confinement"
         self.calls.append(("plan", caller_root, cwd))
         if self.plan_says is not None:
             return self.plan_says
         return LockPlan("/usr/bin/bwrap", caller_root, (caller_root,), cwd)
 
-    def trial(self, prefix: Sequence[str]) -> str | None:
+    def trial(self, prefix: Sequence[str], option: str = "--lock-tree") -> str | None:
+        assert option == "--lock-tree"
         self.calls.append(("trial", tuple(prefix)))
         return self.trial_says
 
@@ -484,19 +483,19 @@ def test_explain_says_the_lock_cannot_be_set_up_and_how_to_fix_it(tree: Path) ->
 def test_the_host_refuses_off_linux_and_without_bwrap(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from toolgate_cli import treelock_host
+    from toolgate_cli.sandbox import host
 
-    monkeypatch.setattr(treelock_host.sys, "platform", "darwin")
-    said = treelock_host.HOST.plan(str(tree), str(tree))
+    monkeypatch.setattr(host.sys, "platform", "darwin")
+    said = host.HOST.plan(str(tree), str(tree))
     assert isinstance(said, str) and "needs Linux" in said
-    monkeypatch.setattr(treelock_host.sys, "platform", "linux")
-    monkeypatch.setattr(treelock_host.shutil, "which", lambda name: None)
-    said = treelock_host.HOST.plan(str(tree), str(tree))
+    monkeypatch.setattr(host.sys, "platform", "linux")
+    monkeypatch.setattr(host.shutil, "which", lambda name: None)
+    said = host.HOST.plan(str(tree), str(tree))
     assert isinstance(said, str) and "apt-get install bubblewrap" in said
 
 
 def test_the_host_trial_reports_the_first_line_bwrap_said(tmp_path: Path) -> None:
-    from toolgate_cli.treelock_host import HOST
+    from toolgate_cli.sandbox.host import HOST
 
     fake = tmp_path / "bwrap"
     fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
