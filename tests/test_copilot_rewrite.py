@@ -434,31 +434,28 @@ def test_auth_config_keeps_only_the_authentication_keys() -> None:
         assert auth_config(broken) == {}
 
 
-def test_make_private_home_is_new_private_and_carries_only_the_login(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import tempfile
-
+def test_make_private_home_is_new_private_and_carries_only_the_login(tmp_path: Path) -> None:
     user = tmp_path / "user-copilot"
     user.mkdir()
     (user / "config.json").write_text(
         json.dumps({"lastLoggedInUser": {"login": "me"}, "trustedFolders": ["/tree"]})
     )
     (user / "hooks").mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     tree = str(tmp_path / "tree")
-    made = Path(make_private_home({"COPILOT_HOME": str(user)}, outside=tree))
-    again = Path(make_private_home({"COPILOT_HOME": str(user)}, outside=tree))
+    environ = {"COPILOT_HOME": str(user), "TMPDIR": str(tmp_path / "tmp")}
+    made = Path(make_private_home(environ, outside=tree))
+    again = Path(make_private_home(environ, outside=tree))
     assert made != again and made.parent == tmp_path / "tmp"
     assert stat.S_IMODE(made.stat().st_mode) == 0o700
     assert sorted(p.name for p in made.iterdir()) == ["config.json"]
     assert json.loads((made / "config.json").read_text()) == {"lastLoggedInUser": {"login": "me"}}
     assert stat.S_IMODE((made / "config.json").stat().st_mode) == 0o600
-    nobody = Path(make_private_home({"COPILOT_HOME": str(tmp_path / "missing")}, outside=tree))
+    elsewhere = {"COPILOT_HOME": str(tmp_path / "missing"), "TMPDIR": str(tmp_path / "tmp")}
+    nobody = Path(make_private_home(elsewhere, outside=tree))
     assert list(nobody.iterdir()) == []
     with pytest.raises(ValueError, match="lies inside"):
-        make_private_home({}, outside=str(tmp_path))
+        make_private_home(elsewhere, outside=str(tmp_path))
 
 
 def test_the_user_config_is_read_where_copilot_reads_it() -> None:
@@ -533,3 +530,76 @@ def test_exec_asks_copilots_version_with_no_auto_update(tmp_path: Path) -> None:
     calls = [json.loads(line) for line in asked.read_text().splitlines()]
     assert ["--no-auto-update", "--help"] in calls, checked.stdout
     assert all(call[0] == "--no-auto-update" for call in calls[2:]), calls
+
+
+@pytest.mark.parametrize("output", ["--json", "--exec"])
+def test_a_copilot_dispatch_imports_none_of_the_heavy_standard_modules(
+    output: str, tmp_path: Path
+) -> None:
+    """The private home is made on the dispatch path: without `tempfile` (`re`, `enum`) and,
+    when no login is stored, without `json` (tests/test_dispatch_fast_path.py)."""
+    from tests.conftest import REPO_ROOT, toolgate_env
+    from tests.test_dispatch_fast_path import HEAVY_STANDARD_MODULES
+
+    lane = tmp_path / "copilot"
+    lane.write_text("#!/bin/sh\necho 'GitHub Copilot CLI 1.0.102.'\n")
+    lane.chmod(0o755)
+    (tmp_path / "tmp").mkdir()
+    probe = (
+        "import os, sys\n"
+        f"sys.path.insert(0, {str(REPO_ROOT)!r})\n"
+        "def report(*args):\n"
+        "    heavy = [m for m in sys.argv[-1].split(',') if m in sys.modules]\n"
+        "    sys.stderr.write(f'loaded={heavy}\\n')\n"
+        "    os._exit(0)\n"
+        "os.execvpe = report\n"
+        "sys.argv = ['toolgate', *sys.argv[1:-1]]\n"
+        "from toolgate_cli.__main__ import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    report()\n"
+    )
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    where = ["--cwd", str(tree), "--caller-root", str(tree)]
+    words = ["dispatch", "--read-only", output, *where, "--", str(lane), "-p", "x"]
+    env = {
+        **toolgate_env(),
+        "TOOLGATE_CACHE_DIR": str(tmp_path / "cache"),
+        "TMPDIR": str(tmp_path / "tmp"),
+        "HOME": str(tmp_path / "home"),
+    }
+    env.pop("COPILOT_HOME", None)
+    import subprocess
+
+    for _ in range(2):  # the first --exec asks the binary, the second reads the cache
+        result = subprocess.run(
+            [sys.executable, "-S", "-c", probe, *words, ",".join(HEAVY_STANDARD_MODULES)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            check=False,
+        )
+        assert result.stderr.strip().splitlines()[-1] == "loaded=[]", result.stderr
+    assert len(list((tmp_path / "tmp").iterdir())) == 2  # one private home per dispatch
+
+
+def test_under_confine_the_sandbox_gives_the_private_home_and_toolgate_sets_none() -> None:
+    # --confine mounts a fresh private ~/.copilot (or $COPILOT_HOME) for the lane, and refuses a
+    # template environment that would choose such a path: the rewrite sets no COPILOT_HOME.
+    result = _copilot.ok("-p", "x", options=RewriteOptions(confine=True))
+    assert result.invoke.args == (*COPILOT_READ_ONLY, "-p", "x")
+    assert result.invoke.env == dict.fromkeys(COPILOT_HOME_UNSET)
+    assert copilot.CONFINE.state[0].where == ("$COPILOT_HOME", "~/.copilot")
+
+
+def test_a_confined_dispatch_makes_no_private_home(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tmp_path / "tmp").mkdir()
+    env = {"TMPDIR": str(tmp_path / "tmp")}
+    words = ["dispatch", "--read-only", "--confine", "--cwd", str(tree), "--caller-root"]
+    run_toolgate([*words, str(tree), "--", "copilot", "-p", "x"], env=env)
+    assert list((tmp_path / "tmp").iterdir()) == []

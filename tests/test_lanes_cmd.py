@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from tests.conftest import run_toolgate
 from toolgate_cli.commands.lanes import lanes_document
 from toolgate_cli.lanes import LANES, REFUSED_LANES, read_only_invoke
 from toolgate_cli.lanes.base import LaneInvocation, RewriteOptions
+from toolgate_cli.records import replace
 
 
 def test_json_lists_every_lane_and_every_refused_kind():

@@ -140,7 +140,7 @@ def build_request(params: Mapping[str, object]) -> DispatchRequest:
         invocation is not None
         and params["read_only"]
         and mode == "agent"
-        and (lock is None or lock.lane_flags)
+        and (lock is None or (lock.lane_flags and lock.confine is None))
     ):
         root = caller_root or default_caller_root(os.getcwd())
         options = replace(options, lane_home=private_lane_home(invocation.command, root))
@@ -169,10 +169,10 @@ def private_lane_home(command: str, caller_root: str) -> str | None:
     maker = lane.private_home_maker if lane is not None else None
     if maker is None:
         return None
-    import importlib
-
+    # __import__, not importlib.import_module: importing importlib costs the dispatch path.
+    __import__(maker)
     try:
-        home: str = importlib.import_module(maker).make_private_home(outside=caller_root)
+        home: str = sys.modules[maker].make_private_home(outside=caller_root)
     except (OSError, ValueError):
         return None
     return home

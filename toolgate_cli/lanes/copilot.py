@@ -42,9 +42,6 @@ exclusions stay (they only take away).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-
 from toolgate_cli.argv import (
     Action,
     ArgvError,
@@ -53,16 +50,17 @@ from toolgate_cli.argv import (
     FlagSpec,
     FlagTable,
     ItemKind,
-    Judge,
     tokenize,
 )
 from toolgate_cli.lanes.base import (
     Change,
+    ConfineNeeds,
     LaneInvocation,
     RewriteOptions,
     RewriteRefused,
     RewriteResult,
     Rewritten,
+    StateDir,
     argv_refusal,
     env_changes,
     joined_refusals,
@@ -74,6 +72,9 @@ from toolgate_cli.lanes.versions import LaneVersions, normal_version
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from toolgate_cli.argv import Judge
     from toolgate_cli.lanes.drift import HelpSurface
 
 LANE = KIND = "copilot"
@@ -99,13 +100,16 @@ PRIVATE_HOME = "toolgate_cli.lanes.copilot_home"
 """The host module that makes the private `COPILOT_HOME` of a run (`make_private_home`); the
 dispatch host passes the directory to `rewrite` as `RewriteOptions.lane_home`."""
 
-_VERSION_LINE = re.compile(r"GitHub Copilot CLI v?(\d+(?:\.\d+)+)")
+_VERSION_PREFIX = "GitHub Copilot CLI "
 
 
 def version_of(output: str) -> str | None:
     """The version `copilot --version` prints (`GitHub Copilot CLI 1.0.102.`), or None."""
-    match = _VERSION_LINE.search(output)
-    return normal_version(match.group(1)) if match is not None else None
+    for line in output.splitlines():
+        if line.startswith(_VERSION_PREFIX):
+            words = line[len(_VERSION_PREFIX) :].split()
+            return normal_version(words[0].rstrip(".")) if words else None
+    return None
 
 
 READ_ONLY_TOOLS: tuple[str, ...] = ("view", "grep", "glob")
@@ -407,6 +411,34 @@ ENV_RULES: tuple[tuple[str, Action, str], ...] = (
 rule knows is refused unless declared with --pass-env)."""
 
 
+CONFINE = ConfineNeeds(
+    env=(
+        "COPILOT_PROVIDER_*",
+        "COPILOT_MODEL",
+        "COPILOT_OFFLINE",
+        "COPILOT_AUTO_TIER",
+        "COPILOT_GITHUB_TOKEN",
+        "GH_TOKEN",
+        "GITHUB_TOKEN",
+        "GH_HOST",
+        "COPILOT_GH_HOST",
+        "COPILOT_HOME",
+        "COPILOT_CACHE_HOME",
+        "COPILOT_PKG_CACHE_HOME",
+    ),
+    state=(
+        StateDir(("$COPILOT_HOME", "~/.copilot")),
+        # The package copilot unpacked at its first start (~235 MB) is its code: shown
+        # read-only; the rest of its cache is private, as any state.
+        StateDir(("$COPILOT_CACHE_HOME", "~/.cache/copilot"), keep=("pkg",)),
+        StateDir(("$COPILOT_PKG_CACHE_HOME",), keep=("pkg",)),
+    ),
+)
+"""What copilot needs under --confine: its endpoint, token and home variables; its config home
+private and fresh (so no private COPILOT_HOME of toolgate's is needed there: the sandbox
+makes one), and the package it runs from its cache, read-only."""
+
+
 def _added_flags() -> tuple[tuple[str, tuple[str, ...], str], ...]:
     """The options toolgate puts in front: every one `=`-spelled or a flag, so none can take a
     word of the template as its value."""
@@ -497,7 +529,7 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     env_found, env_refusals = env_changes(template_env, ENV_RULES, options, LANE)
     changes.extend(env_found)
     refusals.extend(env_refusals)
-    home_problem = _home_problem(options)
+    home_problem = None if options.confine else _home_problem(options)
     if home_problem is not None:
         refusal, advice = home_problem
         changes.append(Change("refused", "<private-home>", (), advice))
@@ -505,12 +537,16 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
     if refusals:
         return RewriteRefused(joined_refusals(refusals), tuple(changes), LANE)
 
-    lane_home = options.lane_home or ""  # set: _home_problem said so
     changes.extend(_ADDED_CHANGES)
-    changes.append(Change("added", "env COPILOT_HOME", (f"COPILOT_HOME={lane_home}",), _HOME_WHY))
-    changes.extend(_UNSET_CHANGES)
     env: dict[str, str | None] = dict(template_env)
-    env["COPILOT_HOME"] = lane_home
+    if not options.confine:
+        # Under --confine the sandbox gives copilot a fresh private config home of its own.
+        lane_home = options.lane_home or ""  # set: _home_problem said so
+        changes.append(
+            Change("added", "env COPILOT_HOME", (f"COPILOT_HOME={lane_home}",), _HOME_WHY)
+        )
+        env["COPILOT_HOME"] = lane_home
+    changes.extend(_UNSET_CHANGES)
     env.update(dict.fromkeys(UNSET_ENV))
     return Rewritten(
         LaneInvocation(invocation.command, (*_ADDED_WORDS, *walk.kept), env),
