@@ -741,6 +741,7 @@ def test_json_names_the_layers_and_the_wrapped_argv(
     shown = run_toolgate(
         ["dispatch", "--read-only", flag, "--json", "--cwd", str(tree), "--caller-root",
          str(tree), "--", *template],
+        env={"TMPDIR": str(tmp_path)},  # copilot's private COPILOT_HOME is made there
     )  # fmt: skip
     assert shown.returncode == 0, shown.stderr
     decision = json.loads(shown.stdout)
