@@ -16,7 +16,10 @@ What it measures (issue 7):
      COPILOT_HOME: a directory and, when the user is signed in, a small config.json)
    - `toolgate hook claude-pretooluse` with a Bash PreToolUse event on stdin
    - the same hook as `--read-shell` installs it in claude's settings (`python -E -s -c
-     "...main()" hook claude-pretooluse`): what really runs on every tool call
+     "...main()" hook claude-pretooluse --caller-root ROOT`): what really runs on every tool
+     call, with a plain command (`git log --oneline -5`) and with a compound one (`git log
+     --oneline | head -20 && git status --short`: the bash grammar is loaded, the repository
+     checked); target: compound <= plain + 5 ms (medians)
    - `python3 -c pass`: the floor, with the interpreter toolgate itself runs on (not whatever
      `python3` is first on PATH: on a pyenv machine that is a shell-script shim)
    - `claude --version`: the lane toolgate wraps (the pinned binary, see tests/e2e/lanes.py)
@@ -70,7 +73,10 @@ from tests.e2e.lanes import lane_binary  # noqa: E402
 from toolgate_cli.dispatching import hook_command  # noqa: E402
 from toolgate_cli.hook import decide_pretooluse  # noqa: E402
 from toolgate_cli.lanes import LaneInvocation, read_only_invoke  # noqa: E402
-from toolgate_cli.shell import MAX_COMMAND_CHARS, _lex, check_read_only_command  # noqa: E402
+from toolgate_cli.shell import MAX_COMMAND_CHARS, check_read_only_command  # noqa: E402
+from toolgate_cli.shell.words import lex as _lex  # noqa: E402
+
+COMPOUND_COMMAND = "git log --oneline | head -20 && git status --short"
 
 HOOK_EVENT = {
     "session_id": "benchmark",
@@ -83,9 +89,15 @@ HOOK_EVENT = {
     "tool_use_id": "toolu_benchmark",
 }
 
+COMPOUND_HOOK_EVENT = {
+    **HOOK_EVENT,
+    "tool_input": {"command": COMPOUND_COMMAND, "description": "Recent commits and status"},
+}
+
 TARGET_EXEC_VS_DIRECT = 1.05
 TARGET_LOCK_VS_DIRECT = 1.15
 REAL_RUN_PROMPT = "say done"
+TARGET_COMPOUND_EXTRA_MS = 5.0
 TARGET_HOOK_VS_FLOOR = 2.5
 TARGET_REWRITES_PER_SECOND = 50_000
 LINEAR_SLACK = 4  # growth up to 4x the size factor still reads as linear; x100 squared is 10,000
@@ -298,9 +310,17 @@ def startup_commands(runner: Runner) -> tuple[list[Command], str | None]:
         ),
         Command(
             "the same hook as --read-shell installs it (python -E -s -c)",
-            [runner.interpreter, *shlex.split(hook_command([]))[1:]],
+            [runner.interpreter, *shlex.split(hook_command([], str(REPO_ROOT)))[1:]],
             "hook_command()",
             stdin=json.dumps(HOOK_EVENT).encode(),
+            env=runner.env,
+            check=_check_hook,
+        ),
+        Command(
+            "the installed hook, a compound command (pipe and chain)",
+            [runner.interpreter, *shlex.split(hook_command([], str(REPO_ROOT)))[1:]],
+            "hook_command()",
+            stdin=json.dumps(COMPOUND_HOOK_EVENT).encode(),
             env=runner.env,
             check=_check_hook,
         ),
@@ -507,6 +527,8 @@ THROUGHPUT_COMMANDS: list[str] = [
     "rg -n 'def main' toolgate_cli",
     "find . -name '*.py' -delete",
     "cat README.md && rm -rf /",
+    COMPOUND_COMMAND,
+    "grep -rn TODO src | sort | uniq -c | sort -rn | head",
 ]
 
 
@@ -533,6 +555,8 @@ def throughput_rows(budget: float) -> list[Row]:
         rows.append((f"check_read_only_command: {command_text}", outcome, *rates))
     rates = per_second(lambda: decide_pretooluse(HOOK_EVENT), budget)
     rows.append(("decide_pretooluse: the Bash event above", "allow", *rates))
+    rates = per_second(lambda: decide_pretooluse(COMPOUND_HOOK_EVENT), budget)
+    rows.append(("decide_pretooluse: the compound Bash event", "allow", *rates))
     return rows
 
 
@@ -593,6 +617,7 @@ def checker_inputs(size: int) -> list[tuple[str, str]]:
         ("ls WORDS", ("ls " + words)[:size]),
         ("ls ONE-LONG-WORD", "ls " + "a" * (size - 3)),
         ("ls 'QUOTED' ...", "ls " + quoted),
+        ("ls WORDS | head (grammar)", ("ls " + words)[: size - 7] + " | head"),
     ]
 
 
@@ -694,6 +719,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     dispatch_codex = by_name['toolgate dispatch --read-only --json -- codex exec "x y"']
     hook = by_name["toolgate hook claude-pretooluse"]
     installed_hook = by_name["the same hook as --read-shell installs it"]
+    compound_hook = by_name["the installed hook, a compound command"]
     floor = by_name["python3 -c pass"]
     print()
     print("Ratios (medians; wall, then cpu)")
@@ -712,6 +738,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("  claude --version: pinned claude not installed (tests/e2e/lanes.py), no ratio")
     ratio(hook, floor, TARGET_HOOK_VS_FLOOR, "hook / python3 -c pass")
     ratio(installed_hook, floor, TARGET_HOOK_VS_FLOOR, "hook as installed / python3 -c pass")
+    ratio(compound_hook, floor, TARGET_HOOK_VS_FLOOR, "hook, compound / python3 -c pass")
+    plain_wall, plain_cpu = (
+        statistics.median(installed_hook.wall),
+        statistics.median(installed_hook.cpu),
+    )
+    extra = (statistics.median(compound_hook.wall) - plain_wall) * 1000
+    extra_cpu = (statistics.median(compound_hook.cpu) - plain_cpu) * 1000
+    print(
+        f"  {'hook, compound - plain (ms)':<44} {extra:+5.1f}   cpu {extra_cpu:+5.1f}    "
+        f"target <= +{TARGET_COMPOUND_EXTRA_MS:g} ms: "
+        f"{_verdict(extra, TARGET_COMPOUND_EXTRA_MS, True)}"
+    )
     ratio(dispatch_claude, floor, None, "dispatch claude / python3 -c pass")
     locked = by_name.get("toolgate dispatch --read-only --lock-tree --json -- claude -p x")
     if locked is not None:

@@ -38,6 +38,8 @@ WRITERS = (
     "Task",
     "Agent",
     "EnterWorktree",
+    "Monitor",
+    "PowerShell",
 )
 CLAUDE_BYPASS = (
     "--dangerously-skip-permissions",
@@ -66,6 +68,15 @@ CODEX_READ_ONLY = (
 """What codex gets right after `exec`: its sandbox, no user config, no execpolicy rules, no
 hooks, no shell snapshot (it runs the user's start-up files), escalations rejected (each
 measured to run something outside the sandbox otherwise)."""
+CLAUDE_GUARDS_SINCE = {
+    "--restricted": ((2, 1, 248), None),
+    "--permission-prompts": ((2, 1, 259), "none"),
+}
+"""Guards the claude rewrite adds from the version that first has each (bisected over the npm
+releases), with the value each takes."""
+CLAUDE_BACKGROUND_VERBS = ("attach", "logs", "stop", "kill", "respawn", "rm")
+"""claude 2.1.332 runs these before commander when one is the first operand behind root options
+and a session id follows (measured): none may stand there in a rewrite."""
 CLAUDE_ANYWHERE = ("--bg", "--background")
 CLAUDE_ANYWHERE_PREFIXES = ("cc://", "cc+unix://", "--routine")
 # codex 0.171.0 --help, "Commands:" (and the `a` alias of apply, `e` of exec).
@@ -101,7 +112,8 @@ CODEX_SUBCOMMANDS = (
     "help",
 )
 CODEX_EXEC_SUBCOMMANDS = ("resume", "fork", "review", "help")
-# claude 2.1.197 --help, "Commands:", plus aliases and commander's implicit `help`.
+# claude 2.1.197 and 2.1.332 --help, "Commands:", plus aliases, the hidden ones in the 2.1.332
+# binary, and commander's implicit `help`.
 CLAUDE_SUBCOMMANDS = (
     "agents",
     "auth",
@@ -117,6 +129,24 @@ CLAUDE_SUBCOMMANDS = (
     "ultrareview",
     "update",
     "upgrade",
+    "attach",
+    "import",
+    "kill",
+    "logs",
+    "purge",
+    "respawn",
+    "rm",
+    "stop",
+    "bridge",
+    "daemon",
+    "import-conversations",
+    "rc",
+    "remote",
+    "remote-control",
+    "sandbox",
+    "self-hosted-agent-proxy",
+    "self-hosted-runner",
+    "sync",
     "help",
 )
 
@@ -158,6 +188,24 @@ def assert_claude_read_only(args: Sequence[str], options: RewriteOptions | None 
         if not (shell and writer == "Bash"):
             assert writer in denied_names, f"{writer} is not denied"
     _only(events, "--strict-mcp-config")
+    version = (
+        tuple(int(part) for part in options.lane_version.split("."))
+        if options.lane_version
+        else None
+    )
+    for guard, (since, value) in CLAUDE_GUARDS_SINCE.items():
+        found = [event for event in events if event.name == guard]
+        if version is not None and version >= since:
+            assert len(found) == 1, f"{guard} once on {options.lane_version}: {found}"
+            assert found[0].values == ([value] if value else []), found[0]
+        else:
+            assert found == [], f"{guard} on {options.lane_version}, which lacks it"
+    for index, word in enumerate(args):
+        following = args[index + 1] if index + 1 < len(args) else ""
+        if word in CLAUDE_BACKGROUND_VERBS:
+            assert not (len(following) == 8 and all(c in "0123456789abcdef" for c in following))
+    if parsed.terminator is None and parsed.operands:
+        assert parsed.operands[0] not in CLAUDE_BACKGROUND_VERBS, parsed.operands
     # A prompt (or stdin) starting with a slash command: `/config` writes into the tree.
     _only(events, "--disable-slash-commands")
     # toolgate's own settings, the only ones loaded: claude's start-up `git status` is off

@@ -459,6 +459,7 @@ HELP_ARITY_EXCEPTIONS = {
     ("lane", "help_file", "table"),
     [
         ("claude", "claude-2.1.197.help.txt", claude.FLAGS),
+        ("claude", "claude-2.1.332.help.txt", claude.FLAGS),
         ("codex", "codex-0.171.0.help.txt", codex.TOP_FLAGS),
         ("codex", "codex-0.171.0-exec.help.txt", codex.EXEC_FLAGS),
         ("codex", "codex-0.171.0-review.help.txt", codex.REVIEW_FLAGS),

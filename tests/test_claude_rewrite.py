@@ -610,3 +610,184 @@ def test_read_shell_allows_bash_through_the_hook_and_nothing_else_changes() -> N
     assert len(settings) == 1
     assert "/usr/bin/python3 -m toolgate hook" in settings[0].values[0]
     assert "Bash checked by the toolgate PreToolUse hook" in result.binding
+
+
+# --- fitted to the version that runs (claude 2.1.332 and the versions between) ------------------
+
+NEWEST = RewriteOptions(lane_version="2.1.332")
+
+
+@pytest.mark.parametrize(
+    ("version", "guards"),
+    [
+        (None, []),
+        ("2.1.197", []),
+        ("2.1.247", []),
+        ("2.1.248", ["--restricted"]),
+        ("2.1.258", ["--restricted"]),
+        ("2.1.259", ["--restricted", "--permission-prompts"]),
+        ("2.1.332", ["--restricted", "--permission-prompts"]),
+        ("2.2.0", ["--restricted", "--permission-prompts"]),
+    ],
+)
+def test_the_guards_go_only_to_versions_that_have_them(
+    version: str | None, guards: list[str]
+) -> None:
+    result = ok("-p", "review the diff", options=RewriteOptions(lane_version=version))
+    added = [flag for flag, _ in changes(result, "added")]
+    assert [flag for flag in added if flag in ("--restricted", "--permission-prompts")] == guards
+    # Right before --permission-mode dontAsk, which takes exactly one value and ends the block.
+    assert added[-1] == "--permission-mode"
+    if "--permission-prompts" in guards:
+        assert ("--permission-prompts", ("--permission-prompts", "none")) in changes(
+            result, "added"
+        )
+
+
+@pytest.mark.parametrize(
+    "words", [["--restricted"], ["--permission-prompts", "host"], ["--permission-prompts=host"]]
+)
+def test_a_template_guard_is_replaced_by_toolgate_s_own(words: list[str]) -> None:
+    result = ok("-p", *words, "review the diff", options=NEWEST)
+    assert changes(result, "replaced") == [(words[0].split("=")[0], tuple(words))]
+    assert "host" not in result.invoke.args
+
+
+def test_the_caller_root_stays_readable_when_the_lane_runs_in_a_subdirectory(
+    tree: Path,
+) -> None:
+    # --restricted confines the file tools to the working directories (measured, 2.1.332).
+    subdirectory = str(tree / "src")
+    (tree / "src").mkdir(exist_ok=True)
+    options = RewriteOptions(cwd=subdirectory, caller_root=str(tree), lane_version="2.1.332")
+    result = ok("-p", "review the diff", options=options)
+    add_dirs = [e for e in claude_parse(result.invoke.args).events if e.name == "--add-dir"]
+    assert [e.values for e in add_dirs] == [[str(tree)]]
+    args = result.invoke.args
+    assert args[args.index("--restricted") + 1 : args.index("--restricted") + 3] == (
+        "--add-dir",
+        str(tree),
+    )
+
+
+@pytest.mark.parametrize("version", ["2.1.332", "2.1.247", None])
+def test_no_directory_is_added_when_the_lane_runs_in_the_caller_root_or_lacks_restricted(
+    tree: Path, version: str | None
+) -> None:
+    same = RewriteOptions(cwd=str(tree), caller_root=str(tree), lane_version=version)
+    assert "--add-dir" not in ok("-p", "x", options=same).invoke.args
+    if version != "2.1.332":
+        elsewhere = RewriteOptions(
+            cwd=str(tree / "src"), caller_root=str(tree), lane_version=version
+        )
+        assert "--add-dir" not in ok("-p", "x", options=elsewhere).invoke.args
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["--plugin-url", "https://example.invalid/p.zip"],
+        ["--cloud"],
+        ["--cloud", "fix the bug"],
+        ["--environment", "ccpool_1"],
+        ["--pool", "ccpool_1"],
+        ["--teleport"],
+        ["--desktop"],
+        ["--remote", "x"],
+        ["--on-branch", "main"],
+        ["--project-config-root", "/elsewhere"],
+        ["--await-initialize"],
+        ["--initialize-fields", "settings"],
+        ["--hold-repository-while-parked"],
+        ["--messaging-socket-path", "/tmp/s"],
+        ["--watch-artifact", "a1"],
+        ["--client-data-url", "https://example.invalid/d"],
+        ["--proactivity", "proactive"],
+        ["--agents-view-if-allowed"],
+        ["--session-tunnel"],
+        ["--ignore-persisted-trust"],
+    ],
+)
+def test_options_that_move_the_session_or_load_code_from_elsewhere_are_refused(
+    words: list[str],
+) -> None:
+    result = refused("-p", *words, "--", "review the diff", options=NEWEST)
+    assert words[0] in result.reason
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["--autocompact", "200k"],
+        ["--system-prompt-snapshot", "off"],
+        ["--effort", "high"],
+        ["--forward-subagent-text"],
+        ["--fast-mode", "on"],
+        ["--append-subagent-system-prompt", "be brief"],
+        ["--include-unsupported-models"],
+    ],
+)
+def test_harmless_2_1_332_options_are_kept(words: list[str]) -> None:
+    result = ok("-p", *words, "review the diff", options=NEWEST)
+    args = result.invoke.args
+    assert args[args.index("dontAsk") + 1 :] == ("-p", *words, "review the diff")
+
+
+def test_inherit_permission_mode_is_removed_toolgate_sets_the_mode() -> None:
+    result = ok("-p", "--inherit-permission-mode", "acceptEdits", "x", options=NEWEST)
+    assert "acceptEdits" not in result.invoke.args
+
+
+@pytest.mark.parametrize("verb", ["attach", "logs", "stop", "kill", "respawn", "rm"])
+@pytest.mark.parametrize(
+    "where",
+    ["first-operand", "p-last", "before-id", "after-options-before-id", "prompt-word-before-id"],
+)
+def test_a_background_session_verb_claude_runs_before_its_flags_is_refused(
+    verb: str, where: str
+) -> None:
+    # Measured with 2.1.332 through toolgate's own rewrite: `stop ID -p` stopped another
+    # session, `respawn ID -p` restarted one.
+    words = {
+        "first-operand": ["-p", verb],
+        "p-last": [verb, "-p"],
+        "before-id": [verb, "0123abcd", "-p"],
+        "after-options-before-id": ["--verbose", "--model", "opus", verb, "0123abcd", "-p"],
+        "prompt-word-before-id": ["-p", "--append-system-prompt", verb, "0123abcd", "x"],
+    }[where]
+    result = refused(*words, options=NEWEST)
+    assert repr(verb) in result.reason
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["-p", "please stop"],
+        ["-p", "review", "then", "stop"],
+        ["-p", "--", "stop"],
+        ["-p", "--append-system-prompt", "stop", "review the diff"],
+    ],
+)
+def test_a_verb_word_claude_does_not_dispatch_is_only_prompt_text(words: list[str]) -> None:
+    ok(*words, options=NEWEST)
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["-p", "import", "codex"],
+        ["-p", "import", "gemini", "cursor"],
+        ["-p", "--verbose", "import", "codex"],
+    ],
+)
+def test_import_with_only_import_arguments_is_refused(words: list[str]) -> None:
+    # claude 2.1.332 turns it into the slash command `/import codex` before commander runs.
+    assert "'import'" in refused(*words, options=NEWEST).reason
+
+
+@pytest.mark.parametrize(
+    "words",
+    [["-p", "import the module"], ["-p", "import", "this", "file"], ["import", "codex", "-p"]],
+)
+def test_import_followed_by_other_words_is_a_prompt(words: list[str]) -> None:
+    ok(*words, options=NEWEST)

@@ -429,7 +429,9 @@ def test_exec_runs_the_rewritten_argv_in_the_verified_cwd_in_place_of_toolgate(
     tree: Path, fake_bin: Path
 ) -> None:
     lane = [str(fake_bin / "claude"), "-p", "--permission-mode", "acceptEdits", "review the diff"]
-    _, planned = dispatch(*in_tree(tree, tree / "src"), "--", *lane)
+    # The fake answers --version as the newest proven claude, and --exec fits the rewrite to it.
+    newest = LANES["claude"].versions.newest_proven
+    _, planned = dispatch("--lane-version", newest, *in_tree(tree, tree / "src"), "--", *lane)
     result, pid, report = run_exec([*in_tree(tree, tree / "src"), "--", *lane])
     assert result.returncode == 0
     assert report is not None

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -67,10 +69,11 @@ def test_read_only_bash_is_allowed(command: str) -> None:
     ("command", "mentions"),
     [
         ("touch x", "`touch`"),
-        ("echo hi > f", "`>`"),
+        ("echo hi > f", "redirection `> f`"),
         ("git -c core.pager=sh log", "`-c`"),
         ("find . -delete", "`-delete`"),
-        ("ls && rm x", "`&`"),
+        ("ls && rm x", "`rm`"),
+        ("ls | sh", "`sh`"),
         ("sudo ls", "`sudo`"),
     ],
 )
@@ -82,9 +85,9 @@ def test_writing_bash_is_denied_with_the_checker_reason(command: str, mentions: 
 
 
 def test_extra_prefixes_reach_the_checker() -> None:
-    assert decision(decide_pretooluse(bash("jq . x.json")))[0] == "deny"
-    assert decision(decide_pretooluse(bash("jq . x.json"), ["jq"]))[0] == "allow"
-    assert decision(decide_pretooluse(bash("jq . x.json > y"), ["jq"]))[0] == "deny"
+    assert decision(decide_pretooluse(bash("yq . x.json")))[0] == "deny"
+    assert decision(decide_pretooluse(bash("yq . x.json"), ["yq"]))[0] == "allow"
+    assert decision(decide_pretooluse(bash("yq . x.json > y"), ["yq"]))[0] == "deny"
 
 
 def test_background_bash_is_denied() -> None:
@@ -201,22 +204,31 @@ def test_a_large_but_bounded_event_is_decided() -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "prefixes"),
+    ("args", "parsed"),
     [
-        ([], []),
-        (["--allow-bash-prefix", "jq"], ["jq"]),
-        (["--allow-bash-prefix=jq", "--allow-bash-prefix", "git fetch"], ["jq", "git fetch"]),
+        ([], ([], None)),
+        (["--allow-bash-prefix", "yq"], (["yq"], None)),
+        (
+            ["--allow-bash-prefix=yq", "--allow-bash-prefix", "git shortlog"],
+            (["yq", "git shortlog"], None),
+        ),
+        (["--caller-root", "/repo", "--allow-bash-prefix=yq"], (["yq"], "/repo")),
+        (["--caller-root=/a=b"], ([], "/a=b")),
         (["--help"], None),
         (["-h"], None),
         (["--allow-bash-prefix"], None),
         (["--allow-bash-prefix", "sudo"], None),
+        (["--allow-bash-prefix", "git fetch"], None),
         (["--allow-bash-prefix=git"], None),
+        (["--caller-root"], None),
+        (["--caller-root", "relative/dir"], None),
+        (["--caller-root", "/a", "--caller-root", "/b"], None),
         (["--unknown"], None),
         (["extra"], None),
     ],
 )
-def test_fast_path_arguments(args: list[str], prefixes: list[str] | None) -> None:
-    assert parse_fast_path_args(args) == prefixes
+def test_fast_path_arguments(args: list[str], parsed: tuple[list[str], str | None] | None) -> None:
+    assert parse_fast_path_args(args) == parsed
 
 
 def test_run_pretooluse_writes_one_json_line() -> None:
@@ -269,9 +281,11 @@ def test_an_unwritable_stdout_exits_with_the_blocking_status(
         (bash("git -c core.pager=sh log"), [], "deny"),
         (bash("find . -delete"), [], "deny"),
         (bash("ls && rm x"), [], "deny"),
-        (bash("jq . x.json"), ["--allow-bash-prefix", "jq"], "allow"),
-        (bash("jq . x.json"), ["--allow-bash-prefix=jq"], "allow"),
-        (bash("jq . x.json"), [], "deny"),
+        (bash("yq . x.json"), ["--allow-bash-prefix", "yq"], "allow"),
+        (bash("yq . x.json"), ["--allow-bash-prefix=yq"], "allow"),
+        (bash("yq . x.json"), [], "deny"),
+        (bash("git log --oneline | head -3"), [], "allow"),
+        (bash("git status && touch x"), [], "deny"),
         (event("Read", {"file_path": "/repo/README.md"}), [], "allow"),
         (event("Edit", {"file_path": "/repo/README.md"}), [], "deny"),
         (event("mcp__x__y", {}), [], "deny"),
@@ -431,3 +445,101 @@ def test_a_recorded_claude_event_is_decided_through_the_entry_point() -> None:
     denied = RECORDED_BASH_EVENT.replace('"git status"', '"git status; touch x"')
     result = run_toolgate(["hook", "claude-pretooluse"], input=denied)
     assert decision(json.loads(result.stdout))[0] == "deny"
+
+
+# --------------------------------------------------------------------------------------------
+# Compound commands, cd and the caller root
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_compound_command_imports_the_grammar_and_none_of_the_heavy_modules() -> None:
+    code = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "from toolgate_cli.__main__ import main\n"
+        "try:\n"
+        "    main(['hook', 'claude-pretooluse'])\n"
+        "except SystemExit as stop:\n"
+        "    status = stop.code\n"
+        "added = sorted(set(sys.modules) - before)\n"
+        "sys.stderr.write('STATUS %s MODULES %s' % (status, ' '.join(added)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(bash("git log --oneline | head -5 && git status")).encode(),
+        capture_output=True,
+        env=toolgate_env(),
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert decision(json.loads(done.stdout))[0] == "allow"
+    status, modules = done.stderr.decode().split(" MODULES ")
+    assert status == "STATUS 0"
+    added = set(modules.split())
+    assert "tree_sitter._binding" in added
+    top_level = {name.split(".")[0] for name in added}
+    assert not (top_level & OFF_THE_HOT_PATH), sorted(top_level & OFF_THE_HOT_PATH)
+
+
+@pytest.fixture
+def hook_tree(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    for directory in ("src", "trap", "nested/.git"):
+        (root / directory).mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (root / "trap" / "-delete").write_text("x")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd", "root", "expected"),
+    [
+        ("cd src && git status", "", True, "allow"),
+        ("cd src && ls", "", False, "deny"),  # no --caller-root: cd cannot be confined
+        ("cd nested && git status", "", True, "deny"),
+        ("git status", "nested", True, "deny"),  # claude kept the session's cd between calls
+        ("git status", "nested", False, "allow"),  # without a root: judged as before
+        ("ls *", "trap", True, "deny"),
+        ("ls *", "src", False, "allow"),
+        ("cd .. && ls", "src", True, "deny"),
+    ],
+)
+def test_the_hook_judges_in_the_event_cwd_with_the_caller_root(
+    hook_tree: Path, command: str, cwd: str, root: bool, expected: str
+) -> None:
+    args = ["hook", "claude-pretooluse"] + (["--caller-root", str(hook_tree)] if root else [])
+    payload = json.dumps(bash(command, cwd=str(hook_tree / cwd)))
+    payload = payload.replace('"cwd": "/repo"', f'"cwd": {json.dumps(str(hook_tree / cwd))}')
+    result = run_toolgate(args, input=payload)
+    assert result.returncode == 0, result.stderr
+    assert decision(json.loads(result.stdout))[0] == expected
+
+
+def test_a_relative_or_repeated_caller_root_is_a_usage_error() -> None:
+    for args in (["--caller-root", "rel"], ["--caller-root=/a", "--caller-root=/b"]):
+        result = run_toolgate(["hook", "claude-pretooluse", *args], input=json.dumps(bash("ls")))
+        assert result.returncode == 2, args
+        assert result.stdout == ""
+
+
+def test_read_shell_installs_the_hook_with_the_resolved_caller_root(tmp_path: Path) -> None:
+    from toolgate_cli.dispatching import build_request
+
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path)
+    params = {
+        "lane_command": ("claude", "-p", "x"), "read_only": True, "read_shell": True,
+        "lock_tree": False, "lock_only": False, "mode": "agent", "cwd": None,
+        "caller_root": str(link), "bash_prefixes": ("yq",), "pass_flags": (),
+        "pass_config": (), "pass_env": (), "env_pairs": (), "unset_env": (),
+    }  # fmt: skip
+    hook = build_request(params).options.read_shell_hook
+    assert hook is not None
+    words = shlex.split(hook)
+    assert words[words.index("--caller-root") + 1] == str(tmp_path.resolve())
+    assert parse_fast_path_args(words[words.index("claude-pretooluse") + 1 :]) == (
+        ["yq"],
+        str(tmp_path.resolve()),
+    )

@@ -238,12 +238,15 @@ def test_help_options_of_real_help_texts_are_option_names_from_option_lines(path
         assert listed.search(text), name
 
 
-def test_the_real_claude_help_drift_is_exactly_the_options_the_release_added() -> None:
-    """2.1.197's help is what its table was written from; 2.1.332's adds seven options that
-    the issue lists as refused as unknown before the table learned them."""
+def test_the_claude_table_covers_the_help_of_every_supported_release_kept_here() -> None:
+    """The table was written from 2.1.197's help and extended to 2.1.332's, whose seven new
+    options (--autocompact, --desktop, --environment, --forward-subagent-text,
+    --permission-prompts, --restricted, --system-prompt-snapshot) were refused as unknown
+    until it decided them; the hidden ones are checked against the binary in tests/e2e."""
     table = frozenset(LANES["claude"].module.FLAGS.names())  # type: ignore[attr-defined]
-    old = help_options((HELP_TEXTS / "claude-2.1.197.help.txt").read_text())
-    assert old <= table
+    for release in ("2.1.197", "2.1.332"):
+        listed = help_options((HELP_TEXTS / f"claude-{release}.help.txt").read_text())
+        assert listed <= table, (release, sorted(listed - table))
 
 
 def test_compare_and_report() -> None:

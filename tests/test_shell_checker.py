@@ -17,7 +17,11 @@ from toolgate_cli.shell import (
     GIT_FORBIDDEN_ARGUMENTS,
     GIT_GLOBAL_OPTIONS_ALLOWED,
     GIT_GLOBAL_OPTIONS_REFUSED,
+    GIT_NETWORK_ARGUMENTS,
+    GIT_NETWORK_FORMS,
+    GIT_NETWORK_SUBCOMMANDS,
     MAX_COMMAND_CHARS,
+    NETWORK_COMMANDS,
     NEVER_COMMANDS,
     READ_BASH_PREFIXES,
     REFUSAL_CODES,
@@ -131,27 +135,32 @@ ADMITTED: list[tuple[str, tuple[str, ...]]] = [
     ("git describe --tags", ()),
     ("git merge-base main HEAD", ()),
     ("jq . data.json", ("jq",)),
-    ("git fetch --dry-run", ("git fetch",)),
-    ("git --no-pager fetch --dry-run", ("git --no-pager fetch",)),
-    ("git fetch --dry-run", ("git --no-pager fetch",)),
+    ("git shortlog -sn", ("git shortlog",)),
+    ("git --no-pager shortlog -sn", ("git --no-pager shortlog",)),
+    ("git shortlog -sn", ("git --no-pager shortlog",)),
     ("cargo-tree --depth 1", ("cargo-tree",)),
 ]
 
 # (command, expected refusal code, why this must be refused, extra prefixes)
 REFUSED: list[tuple[str, str, str, tuple[str, ...]]] = [
     # --- chaining, pipes, redirection, subshells, backgrounding
-    ("ls; rm -rf x", "operator", "`;` runs a second command", ()),
-    ("ls && rm x", "operator", "`&&` runs a second command", ()),
-    ("ls || rm x", "operator", "`||` runs a second command", ()),
-    ("ls | sh", "operator", "a pipe feeds another program (here a shell)", ()),
+    ("ls; rm -rf x", "not-allowed", "`;` runs a second command, checked on its own", ()),
+    ("ls && rm x", "not-allowed", "`&&` runs a second command, checked on its own", ()),
+    ("ls || rm x", "not-allowed", "`||` runs a second command, checked on its own", ()),
+    ("ls | sh", "wrapper", "a pipe feeds another program (here a shell)", ()),
     ("ls & rm x", "operator", "`&` backgrounds and starts a second command", ()),
     ("ls &", "operator", "a background job outlives the check", ()),
     ("echo hi > f", "operator", "redirection writes a file", ()),
     ("echo hi >> f", "operator", "redirection appends to a file", ()),
     ("ls >| f", "operator", "clobbering redirection writes a file", ()),
-    ("ls 2>/dev/null", "operator", "redirections are not parsed; one plain command only", ()),
+    ("ls 2>/dev/null/x", "operator", "only /dev/null itself is a harmless target", ()),
     ("cat < /etc/hosts", "operator", "input redirection is shell syntax, not a literal call", ()),
-    ("cat <<EOF", "operator", "a here-document is multi-line shell syntax", ()),
+    ("cat <<EOF\nx\nEOF", "operator", "a here-document feeds text the check does not read", ()),
+    ("cat <<EOF", "syntax", "an unterminated here-document cannot be parsed", ()),
+    ("ls ;; x", "syntax", "`;;` only ends a case branch", ()),
+    ("ls && ! rm x", "syntax", "`!` inverts a status inside a compound", ()),
+    ("ls && for x in a; do rm x; done", "syntax", "a loop runs commands", ()),
+    ("ls\n# hidden\nrm x", "comment", "a comment hides text from the reader", ()),
     ("cat <(rm x)", "operator", "process substitution runs a command", ()),
     ("diff >(rm x) a", "operator", "process substitution runs a command", ()),
     ("(rm x)", "operator", "a subshell runs any command", ()),
@@ -184,7 +193,8 @@ REFUSED: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("sort '-'*", "glob", "a quoted `-` still starts the expanded word", ()),
     ("tail +*", "glob", "`+5` is an option to tail and sort", ()),
     # --- invisible and control characters
-    ("ls\nrm x", "invisible-character", "a newline starts a second command", ()),
+    ("ls\nrm x", "not-allowed", "a newline starts a second command, checked on its own", ()),
+    ("ls 'a\nb'", "invisible-character", "a newline inside a command hides text", ()),
     ("ls\rrm x", "invisible-character", "a carriage return hides text on a terminal", ()),
     ("ls\trm", "invisible-character", "control characters are not admitted", ()),
     ("ls\x00x", "invisible-character", "NUL truncates the command for some readers", ()),
@@ -258,8 +268,9 @@ REFUSED: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("mv a b", "not-allowed", "renames a file", ()),
     ("tee f", "not-allowed", "writes a file", ()),
     ("chmod +x f", "not-allowed", "changes permissions", ()),
-    ("curl -o x http://example.invalid", "not-allowed", "downloads into a file", ()),
-    ("uniq in out", "not-allowed", "uniq writes its second operand", ()),
+    ("curl -o x http://example.invalid", "network", "downloads into a file", ()),
+    ("uniq in out", "argument", "uniq writes its second operand", ()),
+    ("uniq src/*.txt", "argument", "a glob can expand to two operands", ()),
     ("lsx", "not-allowed", "prefixes match whole words only", ()),
     ("ls-la", "not-allowed", "prefixes match whole words only", ()),
     ("git logx", "not-allowed", "prefixes match whole words only", ()),
@@ -267,7 +278,10 @@ REFUSED: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("git checkout main", "not-allowed", "rewrites the work tree", ()),
     ("git stash", "not-allowed", "stashes (and resets) changes", ()),
     ("git reset --hard", "not-allowed", "discards changes", ()),
-    ("git push", "not-allowed", "writes to a remote", ()),
+    ("git push", "network", "writes to a remote", ()),
+    ("git fetch", "network", "contacts a remote even under a caller prefix", ("git fetch",)),
+    ("cd ..", "cd", "`..` resolves differently in bash and the kernel", ()),
+    ("cd src", "cd", "without a caller root, cd cannot be confined", ()),
     ("git config core.pager x", "not-allowed", "writes configuration", ()),
     ("git tag v1", "not-allowed", "creates a tag", ()),
     ("git", "not-allowed", "no subcommand to check", ()),
@@ -363,8 +377,8 @@ REFUSED: list[tuple[str, str, str, tuple[str, ...]]] = [
     # --- caller prefixes get the same checks
     ("jq . x > y", "operator", "a caller prefix does not admit redirection", ("jq",)),
     ("/usr/bin/find . -delete", "argument", "rules follow the base name", ("/usr/bin/find",)),
-    ("git fetch --upload-pack=x", "argument", "runs a program", ("git fetch",)),
-    ("git -c x=y fetch", "argument", "caller git prefixes keep the global rule", ("git fetch",)),
+    ("git shortlog --upload-pack=x", "argument", "runs a program", ("git shortlog",)),
+    ("git -c x=y shortlog", "argument", "caller git prefixes keep the -c rule", ("git shortlog",)),
     ("find . -delete", "argument", "a longer caller prefix keeps the rules", ("find .",)),
     ("sed -i s/a/b/ f", "argument", "a caller prefix keeps the sed rule", ("sed -i",)),
 ]
@@ -375,8 +389,9 @@ CONSERVATIVE: list[tuple[str, str, str]] = [
     ("rg -e --pre x", "argument", "an option-looking value is treated as the option"),
     ("sort -ko x", "argument", "letters after a value-taking short option still count"),
     ("git -C . status", "argument", "-C is refused even for the current directory"),
-    ("ls 2>/dev/null", "operator", "no redirection at all, even to /dev/null"),
-    ("ls | head", "operator", "no pipelines, even of admitted commands"),
+    ("ls 2>/dev/null -la", "operator", "a word after a redirection: the grammar reads it apart"),
+    ('ls 2>"/dev/null"', "operator", "a quoted /dev/null is refused, not unquoted"),
+    ("ls &>/dev/null", "operator", "&> is bash's, not POSIX sh's (backgrounds there)"),
     ("ls ~-*", "ok", "tilde first: expands to a path, never an option"),
 ]
 
@@ -414,7 +429,8 @@ def test_documented_conservative_verdicts(command: str, code: str, why: str) -> 
 def test_the_table_is_large_and_every_attack_has_a_reason() -> None:
     assert len(ADMITTED) + len(REFUSED) >= 150
     assert all(why.strip() for _, _, why, _ in REFUSED)
-    assert {code for _, code, _, _ in REFUSED} == set(REFUSAL_CODES) - {"ok"}
+    # `repository` needs a place (a tree with a nested repository): tests/test_shell_compound.py
+    assert {code for _, code, _, _ in REFUSED} == set(REFUSAL_CODES) - {"ok", "repository"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -425,10 +441,11 @@ def test_the_table_is_large_and_every_attack_has_a_reason() -> None:
 def test_every_default_prefix_has_a_reason_and_is_a_valid_prefix() -> None:
     for prefix, reason in READ_BASH_PREFIXES.items():
         assert reason.strip(), prefix
-        assert prefix_problem(prefix) is None, prefix
+        if prefix != "cd":  # cd has its own rule, never a caller prefix
+            assert prefix_problem(prefix) is None, prefix
 
 
-@pytest.mark.parametrize("prefix", [p for p in READ_BASH_PREFIXES if p != "sed"])
+@pytest.mark.parametrize("prefix", [p for p in READ_BASH_PREFIXES if p not in ("sed", "cd")])
 def test_every_default_prefix_alone_is_admitted(prefix: str) -> None:
     assert check_read_only_command(prefix).ok
 
@@ -499,6 +516,63 @@ def test_never_commands_are_refused_even_as_caller_prefixes(name: str) -> None:
     assert prefix_problem(name) is not None
 
 
+@pytest.mark.parametrize("name", list(NETWORK_COMMANDS))
+def test_network_programs_are_refused_even_as_caller_prefixes(name: str) -> None:
+    verdict = check_read_only_command(f"{name} http://127.0.0.1/x", extra_prefixes=[name])
+    _assert_one_line_refusal(verdict)
+    assert verdict.code == "network"
+    assert NETWORK_COMMANDS[name] in verdict.message
+    problem = prefix_problem(name)
+    assert problem is not None and NETWORK_COMMANDS[name] in problem
+
+
+@pytest.mark.parametrize("subcommand", list(GIT_NETWORK_SUBCOMMANDS))
+def test_git_network_subcommands_are_refused_even_as_caller_prefixes(subcommand: str) -> None:
+    prefix = f"git {subcommand}"
+    for command in (
+        f"{prefix} origin",
+        f"git --no-pager {subcommand}",
+        f"git {subcommand.upper()}",
+    ):
+        verdict = check_read_only_command(command, extra_prefixes=[prefix])
+        _assert_one_line_refusal(verdict)
+        assert verdict.code == "network", command
+        assert GIT_NETWORK_SUBCOMMANDS[subcommand] in verdict.message
+    assert prefix_problem(prefix) is not None
+
+
+@pytest.mark.parametrize(
+    ("subcommand", "action"),
+    [(sub, action) for sub, forms in GIT_NETWORK_FORMS.items() for action in forms],
+)
+def test_git_network_forms_are_refused_under_a_caller_prefix(subcommand: str, action: str) -> None:
+    extra = "-a" if action == "set-head" else ""
+    command = f"git {subcommand} {action} origin {extra}".strip()
+    verdict = check_read_only_command(command, extra_prefixes=[f"git {subcommand}"])
+    assert verdict.code == "network", verdict.message
+    assert GIT_NETWORK_FORMS[subcommand][action] in verdict.message
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["git remote -v", "git remote show -n origin", "git remote set-head origin main",
+     "git submodule status", "git archive HEAD"],
+)  # fmt: skip
+def test_local_forms_of_network_subcommands_stay_admitted_under_a_prefix(command: str) -> None:
+    prefix = " ".join(command.split(" ")[:2])
+    assert check_read_only_command(command, extra_prefixes=[prefix]).ok
+
+
+def test_every_network_argument_is_refused() -> None:
+    for subcommand, table in GIT_NETWORK_ARGUMENTS.items():
+        for key, reason in table.items():
+            for spelled in (f"{key}=host:x", key[:-1] + "=host:x"):
+                verdict = check_read_only_command(
+                    f"git {subcommand} {spelled} HEAD", extra_prefixes=[f"git {subcommand}"]
+                )
+                assert verdict.code == "network" and reason in verdict.message, spelled
+
+
 @pytest.mark.parametrize(
     ("prefix", "problem"),
     [
@@ -539,6 +613,17 @@ def test_admitted_verdict_carries_the_words() -> None:
         "code": "ok",
         "message": "",
         "words": ["git", "log", "--format=%H %s", "--", "a b"],
+        "parts": [
+            {
+                "text": "git log --format='%H %s' -- 'a b'",
+                "allowed": True,
+                "code": "ok",
+                "message": "",
+                "words": ["git", "log", "--format=%H %s", "--", "a b"],
+                "redirects": [],
+                "operator": None,
+            }
+        ],
     }
 
 
@@ -635,7 +720,7 @@ def test_never_raises_on_arbitrary_text(command: str) -> None:
         assert verdict.message and "\n" not in verdict.message
 
 
-@given(SHELLISH, st.lists(st.sampled_from(["jq", "git fetch", "ls -la"]), max_size=2))
+@given(SHELLISH, st.lists(st.sampled_from(["jq", "git shortlog", "ls -la"]), max_size=2))
 def test_never_raises_on_shell_like_text(command: str, extra: list[str]) -> None:
     for prefix in ("", "ls ", "git log ", "find . ", "sed -n 1p "):
         verdict = check_read_only_command(prefix + command, extra)
@@ -713,7 +798,11 @@ def test_chaining_anything_onto_an_admitted_command_is_refused(
     command: str, operator: str, tail: str
 ) -> None:
     for joined in (f"{command} {operator} {tail}", f"{command}{operator}{tail}"):
-        assert not check_read_only_command(joined).ok, joined
+        verdict = check_read_only_command(joined)
+        if tail == "" and operator in (";", "\n"):
+            assert verdict.ok, joined  # a trailing separator joins nothing
+        else:
+            assert not verdict.ok, joined
 
 
 _UNSAFE_UNQUOTED = set(";&|<>()$`{}\n")
@@ -778,9 +867,12 @@ def test_whatever_is_admitted_has_no_unquoted_operator_and_splits_like_bash(
     verdict = check_read_only_command(command)
     if not verdict.ok:
         return
-    assert not (set(_unquoted_characters(command)) & _UNSAFE_UNQUOTED), command
-    if BASH is not None and "~" not in command:
-        assert _bash_words(command, tmp_path) == shell_words(command)
+    # A compound is split by the grammar (test_shell_compound.py runs it in bash); every part
+    # on its own is one literal invocation with no operator left in it.
+    for part in verdict.parts:
+        assert not (set(_unquoted_characters(part.text)) & _UNSAFE_UNQUOTED), command
+        if BASH is not None and "~" not in part.text:
+            assert _bash_words(part.text, tmp_path) == shell_words(part.text)
 
 
 def test_every_interpreter_head_of_the_rule_grammar_is_never_admitted_here() -> None:

@@ -75,18 +75,21 @@ def default_caller_root(start: str) -> str:
     return git_top_level(start) or os.path.realpath(start)
 
 
-def hook_command(prefixes: Sequence[str]) -> str:
+def hook_command(prefixes: Sequence[str], caller_root: str | None = None) -> str:
     """The shell command line that runs this very toolgate's PreToolUse hook.
 
     The same interpreter and the same package directory, pinned: `python -m` would put the lane's
     working directory first on sys.path, and a tree that ships its own `toolgate_cli` package
-    must not get to answer for toolgate.
+    must not get to answer for toolgate. `caller_root` (absolute) lets the hook admit `cd` into
+    it and judge git's repository against it.
     """
     bootstrap = (
         f"import sys; sys.path[0] = {TOOLGATE_PACKAGE_PARENT!r}; "
         "from toolgate_cli.__main__ import main; main()"
     )
     argv = [sys.executable, "-E", "-s", "-c", bootstrap, "hook", "claude-pretooluse"]
+    if caller_root is not None:
+        argv += ["--caller-root", caller_root]
     for prefix in prefixes:
         argv += ["--allow-bash-prefix", prefix]
     import shlex  # only --read-shell needs it
@@ -125,16 +128,16 @@ def build_request(params: Mapping[str, object]) -> DispatchRequest:
         raise UsageProblem("--allow-bash-prefix needs --read-shell")
     lock = _lock_request(params, mode)
     cwd = _optional_text(params, "cwd")
-    caller_root = _optional_text(params, "caller_root")
+    caller_root = _optional_text(params, "caller_root") or default_caller_root(os.getcwd())
     env = parse_env(_words(params, "env_pairs"), _words(params, "unset_env"))
     invocation = LaneInvocation(words[0], words[1:], env) if words else None
+    # The hook resolves the root the way decide_dispatch does (--read-shell needs --read-only).
+    hook = hook_command(_words(params, "bash_prefixes"), os.path.realpath(caller_root))
     options = RewriteOptions(
         pass_flags=tuple(parse_pass_flag(text) for text in _words(params, "pass_flags")),
         pass_config=frozenset(_words(params, "pass_config")),
         pass_env=frozenset(_words(params, "pass_env")),
-        read_shell_hook=(
-            hook_command(_words(params, "bash_prefixes")) if params["read_shell"] else None
-        ),
+        read_shell_hook=hook if params["read_shell"] else None,
     )
     if (
         invocation is not None
@@ -150,7 +153,7 @@ def build_request(params: Mapping[str, object]) -> DispatchRequest:
         read_only=bool(params["read_only"]),
         mode=mode,
         cwd=cwd,
-        caller_root=caller_root or default_caller_root(os.getcwd()),
+        caller_root=caller_root,
         options=options,
         lock=lock,
         lane_version=lane_version,

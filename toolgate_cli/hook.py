@@ -15,20 +15,24 @@ and reads the decision from stdout when the hook exits 0:
 A deny's reason is shown to the model as the tool result, so it says what to do instead.
 
 The policy (seed 001, `readAccessCanUseTool`): `READ_TOOLS` are allowed; Bash is allowed only
-when `check_read_only_command` admits the command; every other tool is denied, MCP tools
-(`mcp__*`) included. Anything unexpected in the event (not an object, another event, a missing
-or mistyped field, a duplicated key) is a deny with the reason: the hook fails closed.
+when `check_read_only_command` admits the command, judged in the event's `cwd` (the directory
+Claude Code runs it in: it keeps the shell's directory between calls and reports it there);
+every other tool is denied, MCP tools (`mcp__*`) included. Anything unexpected in the event (not
+an object, another event, a missing or mistyped field, a duplicated key) is a deny with the
+reason: the hook fails closed.
 """
 
 from __future__ import annotations
 
 import json
 
-from toolgate_cli.shell import check_read_only_command, display_text
+from toolgate_cli.shell import Place, check_read_only_command, display_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from toolgate_cli.shell.place import FileSystem
 
 MAX_EVENT_BYTES = 1024 * 1024
 """Larger events are denied unread: every tool read access allows has a small input."""
@@ -65,6 +69,13 @@ DENIED_TOOLS: dict[str, str] = {
     "CronDelete": "it changes scheduled prompts",
     "ScheduleWakeup": "it schedules later prompts",
     "TodoWrite": "it changes session state; read access only reads",
+    "PowerShell": "it runs code without this check",
+    "LSP": "it starts language servers, programs outside this check",
+    "Workflow": "it runs a multi-agent script in the background; read access does not delegate",
+    "SendMessage": "another session would act on the message with its own permissions",
+    "ListAgents": "read access does not talk to other sessions",
+    "RemoteTrigger": "it starts work on another machine",
+    "Artifact": "it publishes content off this machine",
 }
 """Tools denied with a specific reason; any other tool not in READ_TOOLS is denied too."""
 
@@ -90,7 +101,35 @@ def _allow(reason: str) -> dict[str, object]:
     return pretooluse_response(True, f"toolgate read access: {reason}")
 
 
-def _decide_bash(tool_input: dict[str, object], extra_prefixes: Sequence[str]) -> dict[str, object]:
+class HookPlace:
+    """What the hook knows of where commands run, besides the event's `cwd`: the file system to
+    read (None: judge the text alone, as without a place), the caller root (`--caller-root`;
+    None: `cd` is refused) and whether CDPATH is set in the environment the shell inherits."""
+
+    __slots__ = ("caller_root", "cdpath_set", "fs")
+
+    def __init__(
+        self, fs: FileSystem | None, caller_root: str | None = None, cdpath_set: bool = False
+    ) -> None:
+        self.fs = fs
+        self.caller_root = caller_root
+        self.cdpath_set = cdpath_set
+
+    def place(self, event: dict[str, object]) -> Place | None:
+        if self.fs is None:
+            return None
+        cwd = event.get("cwd")
+        return Place(
+            self.fs,
+            cwd if isinstance(cwd, str) else None,
+            self.caller_root,
+            cdpath_set=self.cdpath_set,
+        )
+
+
+def _decide_bash(
+    tool_input: dict[str, object], extra_prefixes: Sequence[str], place: Place | None
+) -> dict[str, object]:
     command = tool_input.get("command")
     if not isinstance(command, str):
         return _deny("Bash call without a text `command`; denied")
@@ -100,14 +139,19 @@ def _decide_bash(tool_input: dict[str, object], extra_prefixes: Sequence[str]) -
             "run_in_background refused: background tasks outlive this check and need tools "
             "read access does not offer; run the command in the foreground"
         )
-    verdict = check_read_only_command(command, extra_prefixes)
+    verdict = check_read_only_command(command, extra_prefixes, place=place)
     if verdict.ok:
-        return _allow("read-only command")
+        return _allow("read-only command" if len(verdict.parts) < 2 else "read-only commands")
     return _deny(verdict.message)
 
 
-def decide_pretooluse(event: object, extra_prefixes: Sequence[str] = ()) -> dict[str, object]:
-    """The decision for one PreToolUse event (already parsed from JSON). Never raises."""
+def decide_pretooluse(
+    event: object, extra_prefixes: Sequence[str] = (), where: HookPlace | None = None
+) -> dict[str, object]:
+    """The decision for one PreToolUse event (already parsed from JSON). Never raises.
+
+    `where`: how to judge the checks that depend on the working directory (the event's `cwd`);
+    None judges the text alone."""
     if not isinstance(event, dict):
         return _deny("malformed hook input: the event is not a JSON object; denied")
     event_name = event.get("hook_event_name")
@@ -121,7 +165,7 @@ def decide_pretooluse(event: object, extra_prefixes: Sequence[str] = ()) -> dict
     if not isinstance(tool_input, dict):
         return _deny(f"malformed hook input: {display_text(tool_name)} has no input object")
     if tool_name == "Bash":
-        return _decide_bash(tool_input, extra_prefixes)
+        return _decide_bash(tool_input, extra_prefixes, where.place(event) if where else None)
     if tool_name in READ_TOOLS:
         return _allow(f"{tool_name} {READ_TOOLS[tool_name]}")
     if tool_name.startswith("mcp__"):
@@ -145,7 +189,9 @@ def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return result
 
 
-def decide_pretooluse_bytes(raw: bytes, extra_prefixes: Sequence[str] = ()) -> dict[str, object]:
+def decide_pretooluse_bytes(
+    raw: bytes, extra_prefixes: Sequence[str] = (), where: HookPlace | None = None
+) -> dict[str, object]:
     """The decision for the hook's raw stdin (at most MAX_EVENT_BYTES + 1 bytes read). Never
     raises: unreadable input is a deny with the reason."""
     if len(raw) > MAX_EVENT_BYTES:
@@ -161,4 +207,4 @@ def decide_pretooluse_bytes(raw: bytes, extra_prefixes: Sequence[str] = ()) -> d
         return _deny(f"malformed hook input: not JSON ({detail}); denied")
     except RecursionError:
         return _deny("malformed hook input: nested too deeply; denied")
-    return decide_pretooluse(event, extra_prefixes)
+    return decide_pretooluse(event, extra_prefixes, where)

@@ -25,10 +25,14 @@ from tests.conftest import toolgate_argv, toolgate_env
 from tests.e2e.stub_anthropic import StubAnthropic, ToolCall, claude_env, scrubbed_environ
 from tests.e2e.tree import changes, fresh_tree, git, snapshot
 
-READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep", "WebFetch", "WebSearch"})
-"""What the model may be offered under toolgate: measured with 2.1.197, `--tools` with these
-five offers exactly these five (and `--json-schema` would add StructuredOutput; no scenario
-here uses it)."""
+READ_ONLY_TOOLS = frozenset(
+    {"Read", "Glob", "Grep", "WebFetch", "WebSearch", "DeferredToolPlaceholder"}
+)
+"""What the model may be offered under toolgate: measured with 2.1.332, `--tools` with the five
+read tools offers those five plus `DeferredToolPlaceholder`, an empty tool with
+`defer_loading: true` that claude adds to every request ("keeps deferred tool loading active;
+never call this tool"); a call of it is answered `No such tool available` (the
+tool/deferred-* scenarios). `--json-schema` would add StructuredOutput; no scenario uses it."""
 
 RUN_TIMEOUT = 60
 """Seconds one claude run may take; a run against the stub takes 1-3 s."""
@@ -145,6 +149,11 @@ class Scenario:
     stdin: str | None = None
     toolgate_flags: tuple[str, ...] = ()
     """Extra `toolgate dispatch` options for the gated leg (e.g. `--read-shell`)."""
+    control_says: tuple[str, ...] = ()
+    """Text the control's tool results must hold, for a route whose harm is not a change in
+    the tree (a background workflow launched, a file read outside it)."""
+    cwd: str = ""
+    """Where claude runs, relative to the tree (the caller root stays the tree)."""
 
     @property
     def gated_tools(self) -> frozenset[str]:
@@ -205,6 +214,7 @@ def run_leg(
     script = [ToolCall(call.name, context.fill(call.input)) for call in scenario.script]
     args = [context.fill(word) for word in scenario.template]
     before = snapshot(tree, git_dir=git_dir)
+    workdir = tree / scenario.cwd
     with StubAnthropic(script=script) as stub:
         env = scrubbed_environ(toolgate_env())
         env.update(claude_env(stub.url, home))
@@ -212,7 +222,7 @@ def run_leg(
         if gated:
             argv = toolgate_argv(
                 "dispatch", "--read-only", *scenario.toolgate_flags, "--exec",
-                "--cwd", str(tree), "--caller-root", str(tree), "--", str(claude_bin), *args,
+                "--cwd", str(workdir), "--caller-root", str(tree), "--", str(claude_bin), *args,
             )  # fmt: skip
         else:
             argv = [str(claude_bin), *args]
@@ -220,7 +230,7 @@ def run_leg(
         try:
             done = subprocess.run(
                 argv,
-                cwd=tree,
+                cwd=workdir,
                 env=env,
                 input=stdin,
                 stdin=None if stdin is not None else subprocess.DEVNULL,

@@ -27,7 +27,7 @@ ANY_VERSION = os.environ.get("TOOLGATE_LANES_ANY_VERSION") == "1"
 
 # lane kind -> (npm package, pinned version, the version string `<bin> --version` prints)
 PINNED: dict[str, tuple[str, str, str]] = {
-    "claude": ("@anthropic-ai/claude-code", "2.1.197", "2.1.197"),
+    "claude": ("@anthropic-ai/claude-code", "2.1.332", "2.1.332"),
     "codex": ("@openai/codex", "0.171.0", "0.171.0"),
     # No read-only flags: toolgate runs it only under --lock-tree (test_lock_tree_lanes.py).
     "opencode": ("opencode-ai", "1.18.33", "1.18.33"),

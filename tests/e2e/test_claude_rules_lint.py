@@ -1,11 +1,12 @@
 """`toolgate rules lint` against what the real claude says about the same settings file.
 
-The pinned claude (2.1.197) reports on a settings file in two places: `claude doctor` lists, under
-"Invalid settings", every rule its settings loader skips ("Invalid permission rule ... was
-skipped"), and `claude -p` prints on stderr every deny or ask rule that "matches no known tool"
-and every rule that "targets command as a raw string and will not match". Lint must call each
-of those an error, and must pass every rule claude takes without a word. Where lint is stricter
-than claude 2.1.197, the rule is in LINT_ONLY with the reason.
+The pinned claude (2.1.332; RULES were first measured with 2.1.197) reports on a settings file
+in two places: `claude doctor` lists, under "Invalid settings", every rule its settings loader
+skips ("Invalid permission rule ... was skipped"), and `claude -p` prints on stderr every deny
+or ask rule that "matches no known tool" and every rule that "targets command as a raw string
+and will not match". Lint must call each of those an error, and must pass every rule claude
+takes without a word. Where lint is stricter than the pinned claude, the rule is in LINT_ONLY
+with the reason.
 """
 
 from __future__ import annotations
@@ -81,6 +82,10 @@ LINT_ONLY = {
     ("allow", "Glob(src/**)"): "claude 2.1.332: not matched by file permission checks",
     ("ask", "Write(x)"): "claude 2.1.332: not matched by file permission checks",
     ("deny", "NotebookEdit(x)"): "claude 2.1.332: not matched by file permission checks",
+    # 2.1.197 skipped these (measured); 2.1.332 takes them without a word. Lint keeps the error:
+    # a rule the oldest supported claude drops does not work for everyone who runs it.
+    ("allow", "Bash(git:* push)"): "claude 2.1.197 skips it; 2.1.332 takes it",
+    ("allow", 'Bash(echo ")")'): "claude 2.1.197 skips it; 2.1.332 takes it",
 }
 """Lint errors claude 2.1.197 does not report, and why lint reports them anyway."""
 
@@ -107,6 +112,12 @@ def screen_lines(raw: bytes) -> list[str]:
     return lines
 
 
+def _heading(line: str) -> str:
+    """A doctor section heading without the mark 2.1.332 puts before it (`⚠ Invalid settings`;
+    2.1.197 printed `Invalid settings`)."""
+    return line.strip().lstrip("⚠✔✘✖ ").strip()
+
+
 def doctor_invalid_settings(claude_bin: Path, tree: Path, env: dict[str, str]) -> list[str]:
     """The lines of `claude doctor`'s "Invalid settings" section, read from a wide terminal.
 
@@ -131,17 +142,15 @@ def doctor_invalid_settings(claude_bin: Path, tree: Path, env: dict[str, str]) -
                 break
             raw += chunk
             lines = screen_lines(raw)
-            heads = [
-                i for i, line in enumerate(lines) if line.strip().startswith("Invalid settings")
-            ]
-            if heads and any(line.strip().startswith("Updates") for line in lines[heads[0] :]):
+            heads = [i for i, line in enumerate(lines) if _heading(line) == "Invalid settings"]
+            if heads and any(_heading(line) == "Updates" for line in lines[heads[0] :]):
                 break
     finally:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         os.close(fd)
     lines = screen_lines(raw)
-    heads = [i for i, line in enumerate(lines) if line.strip().startswith("Invalid settings")]
+    heads = [i for i, line in enumerate(lines) if _heading(line) == "Invalid settings"]
     assert heads, f"claude doctor listed no invalid settings:\n{chr(10).join(lines)[-3000:]}"
     section = []
     for line in lines[heads[0] + 1 :]:

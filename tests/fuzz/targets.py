@@ -31,7 +31,7 @@ from toolgate_cli.hook import decide_pretooluse_bytes
 from toolgate_cli.lanes import LaneInvocation, claude, codex, copilot, read_only_invoke
 from toolgate_cli.lanes.base import PassFlag, RewriteOptions, Rewritten
 from toolgate_cli.sandbox.mounts import other_views, parse_mountinfo
-from toolgate_cli.shell import check_read_only_command, prefix_problem
+from toolgate_cli.shell import Place, ShellVerdict, check_read_only_command, prefix_problem
 from toolgate_cli.verdict import is_within
 
 TABLES: list[tuple[FlagTable, Dialect]] = [
@@ -132,6 +132,20 @@ SHELL_PIECES = [
     "\u202e",
     "\udcff",
     "\x00",
+    " | ",
+    " && ",
+    " || ",
+    "; ",
+    " 2>/dev/null",
+    " 2>&1",
+    " >/dev/null",
+    "cd ",
+    "src",
+    "trap",
+    "nested",
+    "head",
+    "wc -l",
+    "uniq",
 ]
 PREFIXES = ["jq", "git log", "npm test", "sh -c", "a b", "", "ls -la", "python3"]
 
@@ -233,6 +247,56 @@ def check_tokenize(reader: Reader) -> None:
     assert position == len(args), (args, covered)
 
 
+FAKE_DIRECTORIES: dict[str, list[str]] = {
+    "/": ["r"],
+    "/r": [".git", "src", "trap", "nested", "README.md"],
+    "/r/.git": ["HEAD"],
+    "/r/src": ["a.py"],
+    "/r/trap": ["-delete"],
+    "/r/nested": [".git"],
+    "/r/nested/.git": ["HEAD"],
+}
+
+
+class FakeFileSystem:
+    """A small tree for the place checks: /r is the caller root (a repository), /r/src a plain
+    directory, /r/trap holds an option-like name, /r/nested is a nested repository."""
+
+    def realpath(self, path: str) -> str:
+        parts: list[str] = []
+        for part in path.split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                parts = parts[:-1]
+            else:
+                parts.append(part)
+        return "/" + "/".join(parts)
+
+    def is_dir(self, path: str) -> bool:
+        return path in FAKE_DIRECTORIES
+
+    def lexists(self, path: str) -> bool:
+        parent, _, name = path.rpartition("/")
+        return name in FAKE_DIRECTORIES.get(parent or "/", [])
+
+    def names(self, path: str) -> list[str] | None:
+        return FAKE_DIRECTORIES.get(path)
+
+
+FAKE_FS = FakeFileSystem()
+
+
+def _requoted(verdict: ShellVerdict) -> str:
+    """The admitted commands written again from their words (operators and redirections kept)."""
+    text = ""
+    for part in verdict.parts:
+        text += " ".join([shlex.join(part.words or []), *part.redirects])
+        if part.operator is not None:
+            text += "\n" if part.operator == "\n" else f" {part.operator} "
+    return text
+
+
 def check_shell(reader: Reader) -> None:
     if reader.below(2):
         command = reader.text(64)
@@ -240,8 +304,12 @@ def check_shell(reader: Reader) -> None:
         command = "".join(reader.pick(SHELL_PIECES) for _ in range(reader.below(12)))
     prefixes = [reader.pick([*PREFIXES, reader.text(8)]) for _ in range(reader.below(3))]
     usable = [prefix for prefix in prefixes if prefix_problem(prefix) is None]
-    verdict = check_read_only_command(command, usable)
-    again = check_read_only_command(command, usable)
+    place = None
+    if reader.below(2):
+        start = reader.pick(["/r", "/r/src", "/r/trap", "/r/nested", "/", "rel"])
+        place = Place(FAKE_FS, start, reader.pick(["/r", "/r", "/r/src"]))
+    verdict = check_read_only_command(command, usable, place=place)
+    again = check_read_only_command(command, usable, place=place)
     assert (again.ok, again.code, again.message, again.words) == (
         verdict.ok,
         verdict.code,
@@ -251,9 +319,19 @@ def check_shell(reader: Reader) -> None:
     if not verdict.ok:
         assert verdict.message and "\n" not in verdict.message, verdict.message
         return
-    assert verdict.words is not None
-    requoted = check_read_only_command(shlex.join(verdict.words), usable)
-    assert requoted.ok and requoted.words == verdict.words, (command, verdict.words, requoted)
+    assert verdict.parts and all(part.ok and part.words for part in verdict.parts)
+    assert (verdict.words is not None) == (len(verdict.parts) == 1)
+    # Nothing the checker admits depends on a place it was not given.
+    if place is not None:
+        for part in verdict.parts:
+            assert part.words is not None
+            if part.words[0] == "cd" or part.words[0] == "git":
+                continue
+            alone = check_read_only_command(part.text, usable)
+            assert alone.ok or alone.code == "glob", (command, part.text, alone)
+    requoted = check_read_only_command(_requoted(verdict), usable, place=place)
+    assert requoted.ok, (command, _requoted(verdict), requoted)
+    assert [part.words for part in requoted.parts] == [part.words for part in verdict.parts]
 
 
 def check_hook(reader: Reader) -> None:

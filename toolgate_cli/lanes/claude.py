@@ -3,24 +3,32 @@
 The rewrite puts, in front of the template's arguments, exactly one of each of:
 `--tools` and `--allowedTools` narrowed to the read-only tools, `--disallowedTools` naming the
 writers, `--strict-mcp-config` (no MCP server from any config file), `--disable-slash-commands`
-(measured: a prompt or stdin starting with `/config tips=false` writes the tree's
+(measured: a prompt or stdin starting with `/config outputStyle=...` writes the tree's
 `.claude/settings.local.json` before any model turn), `--setting-sources ""` (no settings file:
 measured, under `-p` the reviewed tree's own `.claude/settings.json` hooks and `apiKeyHelper`
 run, even with `--safe-mode`), toolgate's own `--settings` (`includeGitInstructions` off, see
-`toolgate_settings`) and `--permission-mode dontAsk` (anything not allowed is denied, never
-asked; never `plan`, which a headless `claude -p` can never leave).
+`toolgate_settings`), the version-gated guards (`VERSION_GATED_FLAGS`: `--restricted` from
+2.1.248, with `--add-dir CALLER_ROOT` when the lane runs in a subdirectory, and
+`--permission-prompts none` from 2.1.259) and `--permission-mode dontAsk` (anything not allowed
+is denied, never asked; never `plan`, which a headless `claude -p` can never leave).
 
-Only headless runs (`-p`/`--print` as a word of its own) are lane runs: measured, claude 2.1.197
-registers no subcommand when an argv element is exactly `-p` or `--print`, so a prompt such as
-`mcp` or `update` is sent to the model instead of running that subcommand.
+Only headless runs (`-p`/`--print` as a word of its own) are lane runs: measured with 2.1.197
+and 2.1.332, claude registers no subcommand when an argv element is exactly `-p` or `--print`,
+so a prompt such as `mcp` or `update` is sent to the model instead of running that subcommand.
+But claude reads parts of its raw argv before commander parses it, `-p` or not: switches and
+deep links anywhere (`ANYWHERE_WORDS`, `ANYWHERE_PREFIXES`), and in 2.1.332 the
+background-session verbs (`BACKGROUND_VERBS`) and `import` (`IMPORT_ARGUMENTS`).
 
 Every permission flag the template carried is removed first: commander.js keeps
 the last `--permission-mode` but concatenates repeated variadic options, so a surviving
 `--allowedTools Write` would still grant Write.
 
-Versions: `VERSIONS` says which claude versions this table supports and which are proven end
-to end (tests/e2e); options the rewrite adds only to versions that have them are the rows of
-`VERSION_GATED_FLAGS`, with the first version of each in `VERSIONS.since`.
+Versions: `VERSIONS` says which claude versions this table supports (2.1.197 on) and which are
+proven end to end (tests/e2e: 2.1.332); options the rewrite adds only to versions that have them
+are the rows of `VERSION_GATED_FLAGS`, with the first version of each in `VERSIONS.since`
+(bisected over the npm releases). The table decides every option of 2.1.197's and 2.1.332's
+`--help` and every option 2.1.332's binary defines, hidden ones included
+(tests/e2e/test_claude_binary_options.py reads them out of the pinned binary).
 """
 
 from __future__ import annotations
@@ -68,26 +76,28 @@ MECHANISM = (
     "headless (-p) runs only; --permission-mode dontAsk, --tools/--allowedTools = "
     "Read,Glob,Grep,WebFetch,WebSearch, writers in --disallowedTools, --strict-mcp-config, "
     '--disable-slash-commands, --setting-sources "", --settings with includeGitInstructions off; '
-    "under --confine also without WebFetch and WebSearch, and --restricted (2.1.332 and later)"
+    "--restricted (2.1.248 on) and --permission-prompts none (2.1.259 on); under --confine "
+    "also without WebFetch and WebSearch"
 )
 RUN_HINT = "claude -p PROMPT, with -p as a word of its own"
 
-VERSION_GATED_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = ()
-"""Flags the rewrite adds only to versions that have them (first version: `VERSIONS.since`),
-as (canonical name, words, reason); they go right before `--permission-mode dontAsk`."""
-
-CONFINE_GATED_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+VERSION_GATED_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "--restricted",
         ("--restricted",),
-        "the file tools read only the working directory (a second layer under --confine)",
+        "a second guard: no settings file, no plugin language server, no code-running tool "
+        "--tools does not name, file tools confined to the working directories",
+    ),
+    (
+        "--permission-prompts",
+        ("--permission-prompts", "none"),
+        "a second guard: anything that would ask for permission is denied, by nobody's answer",
     ),
 )
-"""Flags only a confined run (`options.confine`) gets, each on versions that have it
-(`VERSIONS.since`). Measured with 2.1.332: with `--restricted` a Read of a file outside the
-tree, or of a symlink in the tree pointing outside, fails with "... is outside <tree>;
---restricted confines the file tools to the working directory"; Grep and Glob too. It does not
-stop WebFetch (which confinement removes) nor Bash (which the read shell and the sandbox hold)."""
+"""Flags the rewrite adds only to versions that have them (first version: `VERSIONS.since`),
+as (canonical name, words, reason); they go right before `--permission-mode dontAsk`.
+Measured with 2.1.332 (tests/e2e): with both, Read, Glob, Grep and `--read-shell` Bash behave
+as without them, and every write scenario still holds."""
 
 WEB_TOOLS: tuple[str, ...] = ("WebFetch", "WebSearch")
 """The read tools that reach the network: removed under --confine, where the only egress left is
@@ -95,10 +105,10 @@ claude's own connection to its model provider."""
 
 VERSIONS = LaneVersions(
     oldest_supported="2.1.197",
-    proven=("2.1.197",),
-    # 2.1.332 is the first version measured to have it (2.1.197 has not); a version between
-    # them may have it too, and gets the sandbox alone until one of them is measured.
-    since={"--restricted": "2.1.332"},
+    proven=("2.1.332",),
+    # First versions found by bisecting the npm releases (the option in the binary's commander
+    # definitions): 2.1.247 lacks --restricted, 2.1.258 lacks --permission-prompts.
+    since={"--restricted": "2.1.248", "--permission-prompts": "2.1.259"},
 )
 VERSIONS_PROVEN = VERSIONS.proven
 
@@ -131,47 +141,116 @@ READ_ONLY_DENIED: tuple[str, ...] = (
     "SendMessage",
     "TaskStop",
     "Skill",
+    "Monitor",
+    "PowerShell",
+    "LSP",
+    "RemoteTrigger",
+    "Artifact",
 )
 """Writers named in `--disallowedTools` on top of being absent from the allow list, so a future
 built-in that slips into the default tool set is still refused. Measured with 2.1.197: a
 durable CronCreate writes `.claude/scheduled_tasks.json` and EnterWorktree creates a worktree
-with no permission asked, and tree skills run their shell snippets; only `--tools` keeps them
-out, this list is the second lock. It names only tools 2.1.197 has: claude prints a warning on
-every run for a deny name it does not know (it did for the retired MultiEdit)."""
+with no permission asked, and tree skills run their shell snippets; with 2.1.332 Monitor runs
+a shell command (a deferred tool ToolSearch loads), PowerShell runs code, LSP starts language
+servers, RemoteTrigger and Artifact reach other machines. Only `--tools` keeps them out, this
+list is the second lock. It names only tools both 2.1.197 and 2.1.332 know: claude prints a
+warning on every run for a deny name it does not know (measured: MultiEdit on both, REPL and
+ToolSearch on one of them)."""
 
 SUBCOMMANDS: frozenset[str] = frozenset(
     {
+        # 2.1.197 and 2.1.332 --help "Commands:", with aliases:
         "agents",
         "auth",
         "auto-mode",
         "doctor",
         "gateway",
-        "help",
         "install",
         "mcp",
         "plugin",
         "plugins",
-        "project",
         "setup-token",
         "ultrareview",
         "update",
         "upgrade",
+        # new in 2.1.332's --help:
+        "attach",
+        "import",
+        "kill",
+        "logs",
+        "purge",
+        "respawn",
+        "rm",
+        "stop",
+        # hidden (2.1.332 binary: commander commands and the words its entry point dispatches
+        # before commander):
+        "bridge",
+        "daemon",
+        "import-conversations",
+        "project",
+        "rc",
+        "remote",
+        "remote-control",
+        "sandbox",
+        "self-hosted-agent-proxy",
+        "self-hosted-runner",
+        "sync",
+        # commander's implicit one:
+        "help",
     }
 )
-"""claude's subcommands (2.1.197 --help, plus commander's implicit `help`). None is a lane run;
-a standalone `-p` keeps all of them from being registered."""
+"""claude's subcommands. None is a lane run; a standalone `-p` keeps commander from registering
+any of them (measured with 2.1.197 and 2.1.332), but 2.1.332 runs its background-session verbs
+before commander: see `BACKGROUND_VERBS`."""
 
 PRINT_WORDS = ("-p", "--print")
 
+BACKGROUND_VERBS: dict[str, str] = {
+    "attach": "opens another background session in this terminal",
+    "logs": "prints another background session's terminal output",
+    "stop": "stops another background session",
+    "kill": "stops another background session",
+    "respawn": "restarts background sessions, each with its own permissions",
+    "rm": "removes a background session and deletes its worktree",
+}
+"""claude 2.1.332's background-session verbs, which it runs before commander parses anything
+when the verb is the first operand behind root options and a session id follows (eight hex
+digits, or `respawn --all`); a `-p` later in the argv does not stop it. Measured through
+toolgate's own rewrite: `stop ID -p` stopped another session ("stopped ID"), `respawn ID -p`
+restarted one, `logs ID -p` printed its output. Refused as the first operand, and anywhere a
+session id follows (claude finds its first operand with its own reading of which options take
+values)."""
+
+_HEX_DIGITS = frozenset("0123456789abcdef")
+
+
+def _session_id(word: str) -> bool:
+    """Whether `word` reads to claude as a background session id: eight lower-case hex digits
+    (a function, not a regex: the dispatch path imports no `re`)."""
+    return len(word) == 8 and _HEX_DIGITS.issuperset(word)
+
+
+IMPORT_WORD = "import"
+IMPORT_ARGUMENTS = frozenset({"codex", "gemini", "cursor", "--dry-run", "--yes"})
+"""claude 2.1.332 rewrites an argv whose word `import` (anywhere, behind options) is followed only
+by these (or `--yes=...`) into the slash command `/import ...` before commander parses it:
+it imports another agent's MCP servers, commands, agents and skills into claude's config. Off in
+2.1.332's build ("not yet available"); refused so the next build cannot turn it on under the
+rewrite."""
+
 ANYWHERE_WORDS: dict[str, str] = {
+    # 2.1.197 acts on these even after `--` (measured); 2.1.332 scans for them up to `--`,
+    # skipping option values, and hands the prompt to a detached background service
+    # (measured, tests/e2e/test_claude_background.py).
     "--bg": "starts a detached background agent that drops every other flag",
     "--background": "starts a detached background agent that drops every other flag",
-    # Read from the whole argv before commander (2.1.197 source, not yet run end to end):
+    # Read from the whole argv before commander (2.1.197 source; 2.1.332 still looks the
+    # word up anywhere with `process.argv.indexOf`):
     "--handle-uri": "handles a deep link: opens a new terminal running claude without these flags",
+    # 2.1.197 only (2.1.332 has no such word): refusing it costs nothing.
     "--agent-teams": "turns on agent teams, whose teammates are unverified under read-only",
 }
-"""Words claude acts on wherever they stand, even after `--` (measured: read before commander
-parses anything)."""
+"""Words claude acts on wherever they stand (read before commander parses anything)."""
 
 ANYWHERE_PREFIXES: dict[str, str] = {
     "--routine": "starts a background routine",
@@ -220,13 +299,25 @@ FLAGS = FlagTable(
             ("--allow-dangerously-skip-permissions",), F, STRIP, "makes bypass mode available"
         ),
         FlagSpec(("--permission-prompt-tool",), V, STRIP, "an MCP tool could approve writes"),
+        FlagSpec(
+            ("--inherit-permission-mode",), V, STRIP, "a permission mode; toolgate sets dontAsk"
+        ),
+        FlagSpec(("--restricted",), F, REPLACE, "toolgate sets it on versions that have it"),
+        FlagSpec(
+            ("--permission-prompts",), V, REPLACE, "toolgate sets none on versions that have it"
+        ),
         # --- configuration that could re-grant tools or run code --------------------------------
         FlagSpec(("--mcp-config",), M, STRIP, "MCP servers run code and can write"),
         FlagSpec(("--settings",), V, STRIP, "settings can re-grant tools and add hooks"),
         FlagSpec(("--agent",), V, REFUSE, "an agent can carry its own tools and permission mode"),
         FlagSpec(("--agents",), V, REFUSE, "agents can carry their own tools and permission mode"),
         FlagSpec(("--plugin-dir",), V, REFUSE, "plugins bring hooks and MCP servers"),
-        FlagSpec(("--plugin-url",), V, REFUSE, "plugins bring hooks and MCP servers"),
+        FlagSpec(
+            ("--plugin-url",),
+            V,
+            REFUSE,
+            "fetches a plugin .zip from a URL and loads its hooks, MCP servers and skills",
+        ),
         FlagSpec(("--ide",), F, REFUSE, "IDE tools can edit and run code"),
         FlagSpec(("--chrome",), F, REFUSE, "browser-control tools, unverified"),
         FlagSpec(("--remote-control",), OPT, REFUSE, "a remote party could change permissions"),
@@ -240,9 +331,33 @@ FLAGS = FlagTable(
             ("--dangerously-load-development-channels",), M, REFUSE, "loads unreviewed servers"
         ),
         FlagSpec(("--sdk-url",), V, REFUSE, "a remote SDK host drives the session"),
-        FlagSpec(("--teleport",), OPT, REFUSE, "pulls a remote session, unverified"),
-        FlagSpec(("--cloud",), OPT, REFUSE, "runs in the cloud, unverified"),
-        FlagSpec(("--remote",), OPT, REFUSE, "runs remotely, unverified"),
+        FlagSpec(
+            ("--teleport",), OPT, REFUSE, "pulls a remote session and its code onto this machine"
+        ),
+        FlagSpec(
+            ("--cloud",), OPT, REFUSE, "moves the session to a cloud machine toolgate cannot see"
+        ),
+        FlagSpec(("--remote",), OPT, REFUSE, "moves the session to a remote machine"),
+        FlagSpec(
+            ("--environment", "--pool"),
+            V,
+            REFUSE,
+            "runs the session on a self-hosted cloud environment, off this machine",
+        ),
+        FlagSpec(("--desktop",), F, REFUSE, "hands the session to the Claude Desktop app"),
+        # Options that only mean something for a cloud session (--cloud or --environment):
+        FlagSpec(("--forward-home-settings",), V, REFUSE, "only for a cloud session"),
+        FlagSpec(("--ref",), V, REFUSE, "only for a cloud session"),
+        FlagSpec(("--on-branch",), V, REFUSE, "only for a cloud session: pushes to a branch"),
+        FlagSpec(("--correlation-id",), V, REFUSE, "only for a cloud session"),
+        FlagSpec(("--metadata",), V, REFUSE, "only for a cloud session"),
+        FlagSpec(("--attach-serve",), V, REFUSE, "serves a bound cloud session"),
+        FlagSpec(
+            ("--client-data-url",),
+            V,
+            REFUSE,
+            "loads a remote configuration document for the session, unverified",
+        ),
         FlagSpec(("--rc",), OPT, REFUSE, "a remote party could change permissions"),
         FlagSpec(("--init",), F, REFUSE, "runs Setup hooks"),
         FlagSpec(("--init-only",), F, REFUSE, "runs Setup hooks"),
@@ -264,6 +379,76 @@ FLAGS = FlagTable(
         FlagSpec(("--teammate-mode",), V, REFUSE, "teammate mode, unverified"),
         FlagSpec(("--agent-type",), V, REFUSE, "teammate mode, unverified"),
         FlagSpec(("--advisor",), V, REFUSE, "a second model, unverified"),
+        FlagSpec(("--lead-verify-key",), V, REFUSE, "teammate mode, unverified"),
+        # --- SDK host and spare-process modes (2.1.332, hidden): another process drives it ----
+        FlagSpec(
+            ("--await-claim",),
+            F,
+            REFUSE,
+            "waits for a control request on stdin that binds the process to a host's session",
+        ),
+        FlagSpec(
+            ("--await-initialize",),
+            F,
+            REFUSE,
+            "reads plugins and MCP servers from an initialize request on stdin",
+        ),
+        FlagSpec(
+            ("--initialize-fields",),
+            V,
+            REFUSE,
+            "reads settings and the deny list from an initialize request instead of the flags",
+        ),
+        FlagSpec(
+            ("--managed-settings-in-initialize",),
+            F,
+            REFUSE,
+            "policy-tier settings from an initialize request",
+        ),
+        FlagSpec(
+            ("--hold-repository-while-parked",),
+            F,
+            REFUSE,
+            "a spare that keeps a checkout's MCP servers, hooks and helpers for a later claim",
+        ),
+        FlagSpec(
+            ("--project-config-root",),
+            V,
+            REFUSE,
+            "reads project settings, .mcp.json, skills and agents from another directory",
+        ),
+        FlagSpec(("--runner-declares",), V, REFUSE, "self-hosted runner mode, unverified"),
+        FlagSpec(
+            ("--messaging-socket-path",),
+            V,
+            REFUSE,
+            "opens a socket other sessions message this one through (created at that path)",
+        ),
+        FlagSpec(
+            ("--agents-view-if-allowed",),
+            F,
+            REFUSE,
+            "opens the background-agents view, which dispatches sessions",
+        ),
+        FlagSpec(
+            ("--watch-artifact", "--watch-artifact-no-autoreact"),
+            V,
+            REFUSE,
+            "a remote artifact's new versions and comments drive the session",
+        ),
+        FlagSpec(
+            ("--proactivity",), V, REFUSE, "proactive mode: the model acts unasked, unverified"
+        ),
+        # Read from the whole argv before commander parses it (2.1.332 entry point):
+        FlagSpec(
+            ("--session-tunnel",), F, REFUSE, "relay-token mode, read anywhere in the arguments"
+        ),
+        FlagSpec(
+            ("--ignore-persisted-trust",),
+            F,
+            REFUSE,
+            "changes workspace trust, read anywhere in the arguments",
+        ),
         # --- writes the harness itself makes --------------------------------------------------
         FlagSpec(
             ("--worktree", "-w"), OPT, REFUSE, "creates a git worktree and branch in the tree"
@@ -282,7 +467,6 @@ FLAGS = FlagTable(
         FlagSpec(("--system-prompt-file",), V, KEEP, "reads a prompt file"),
         FlagSpec(("--ax-screen-reader",), F, KEEP, "output style"),
         FlagSpec(("--bare",), F, KEEP, "loads less configuration"),
-        FlagSpec(("--restricted",), F, KEEP, "file tools read only the working directory"),
         FlagSpec(("--safe-mode",), F, KEEP, "loads less configuration"),
         FlagSpec(("--betas",), M, KEEP, "API headers"),
         FlagSpec(("--brief",), F, KEEP, "message tool only; --tools still applies"),
@@ -295,7 +479,46 @@ FLAGS = FlagTable(
         FlagSpec(("--debug", "-d"), OPT, KEEP, "logs under ~/.claude"),
         FlagSpec(("--verbose",), F, KEEP, "output detail"),
         FlagSpec(("--disable-slash-commands",), F, REPLACE, "toolgate sets it"),
-        FlagSpec(("--effort",), V, KEEP, "model setting"),
+        FlagSpec(("--effort",), V, KEEP, "model setting (how hard the model thinks)"),
+        FlagSpec(("--fast-mode",), V, KEEP, "model setting"),
+        FlagSpec(("--include-unsupported-models",), F, KEEP, "model choice"),
+        FlagSpec(("--allow-other-models",), F, KEEP, "model choice"),
+        FlagSpec(
+            ("--autocompact",),
+            V,
+            KEEP,
+            "when the conversation is compacted: the context window, no tool or permission",
+        ),
+        FlagSpec(
+            ("--system-prompt-snapshot",),
+            V,
+            KEEP,
+            "whether the system prompt is recorded and reused: prompt text, no tool",
+        ),
+        FlagSpec(
+            ("--forward-subagent-text",),
+            F,
+            KEEP,
+            "output detail (stream-json); subagents are denied anyway",
+        ),
+        FlagSpec(("--append-subagent-system-prompt",), V, KEEP, "prompt text for subagents"),
+        FlagSpec(
+            ("--append-subagent-system-prompt-file",), V, KEEP, "reads a prompt file for subagents"
+        ),
+        FlagSpec(("--enable-auth-status",), F, KEEP, "output detail"),
+        FlagSpec(("--host-auth-is-org-sign-in",), F, KEEP, "how the API token was obtained"),
+        FlagSpec(
+            ("--reply-on-resume",), F, KEEP, "conversation only; this run's permissions apply"
+        ),
+        FlagSpec(
+            ("--resume-session-at",), V, KEEP, "conversation only; this run's permissions apply"
+        ),
+        FlagSpec(
+            ("--resume-drops-turn",), V, KEEP, "conversation only; this run's permissions apply"
+        ),
+        FlagSpec(
+            ("--session-began-as-copy",), V, KEEP, "conversation only; this run's permissions apply"
+        ),
         FlagSpec(("--model",), V, KEEP, "model choice"),
         FlagSpec(("--fallback-model",), V, KEEP, "model choice"),
         FlagSpec(("--max-budget-usd",), V, KEEP, "spending cap"),
@@ -407,6 +630,7 @@ def rewrite(invocation: LaneInvocation, options: RewriteOptions) -> RewriteResul
 
     walk = walk_items(items, args, options, LANE)
     _refuse_words_claude_acts_on(args, items, table, walk)
+    _refuse_verbs_claude_runs_first(args, items, walk)
     template_denies = [
         word
         for item in walk.removed
@@ -491,6 +715,34 @@ def _refuse_words_claude_acts_on(
         )
 
 
+def _refuse_verbs_claude_runs_first(args: Sequence[str], items: Sequence[Item], walk: Walk) -> None:
+    """Refuse the words claude 2.1.332 turns into another command before commander parses the
+    argv: a background-session verb (`BACKGROUND_VERBS`) and `import` (`IMPORT_ARGUMENTS`)."""
+    first = next((item.start for item in items if item.kind is ItemKind.POSITIONAL), None)
+    for index, word in enumerate(args):
+        reason = BACKGROUND_VERBS.get(word)
+        if reason is not None:
+            following = args[index + 1] if index + 1 < len(args) else ""
+            if index == first or _session_id(following) or following == "--all":
+                walk.changes.append(Change("refused", "<background verb>", (word,), reason))
+                walk.refusals.append(
+                    f"{word!r} as claude's first operand or before a session id {reason}: "
+                    "claude runs it before reading any flag, -p or not; reword the prompt"
+                )
+        elif word == IMPORT_WORD and _imports(args[index + 1 :]):
+            why = "imports another agent's MCP servers, commands and skills into claude's config"
+            walk.changes.append(Change("refused", "<import>", (word, *args[index + 1 :]), why))
+            walk.refusals.append(
+                f"'import' followed by {' '.join(args[index + 1 :])!r} {why} before claude reads "
+                "any flag; reword the prompt"
+            )
+
+
+def _imports(rest: Sequence[str]) -> bool:
+    """Whether claude reads `rest`, the words after `import`, as `claude import`'s arguments."""
+    return bool(rest) and all(w in IMPORT_ARGUMENTS or w.startswith("--yes=") for w in rest)
+
+
 def _anywhere_reason(word: str) -> str | None:
     """Why claude acts on `word` wherever it stands, or None if it does not."""
     reason = ANYWHERE_WORDS.get(word)
@@ -521,8 +773,8 @@ def _added(
 ) -> tuple[tuple[str, ...], tuple[Change, ...]]:
     """The words toolgate puts in front and their change entries (the common cases built once
     per set of version-gated flags)."""
-    gated = _gated_flags(options.lane_version, confine=options.confine)
-    if not template_denies and options.read_shell_hook is None:
+    gated = _gated_flags(options)
+    if not template_denies and options.read_shell_hook is None and _cacheable(gated):
         key = (gated, options.confine)
         cached = _DEFAULT_ADDED.get(key)
         if cached is None:
@@ -531,13 +783,40 @@ def _added(
     return _flattened(_read_only_flags(template_denies, options, gated))
 
 
-def _gated_flags(
-    version: str | None, *, confine: bool = False
-) -> tuple[tuple[str, tuple[str, ...], str], ...]:
-    """The rows of `VERSION_GATED_FLAGS` (and under --confine `CONFINE_GATED_FLAGS`) that `version`
-    has (none when it is unknown)."""
-    rows = (*VERSION_GATED_FLAGS, *CONFINE_GATED_FLAGS) if confine else VERSION_GATED_FLAGS
-    return tuple(row for row in rows if VERSIONS.has(row[0], version))
+def _gated_flags(options: RewriteOptions) -> tuple[tuple[str, tuple[str, ...], str], ...]:
+    """The rows of `VERSION_GATED_FLAGS` that `options.lane_version` has (none when it is
+    unknown), with the caller root as a working directory when `--restricted` is among them."""
+    rows = tuple(row for row in VERSION_GATED_FLAGS if VERSIONS.has(row[0], options.lane_version))
+    if rows and rows[0][0] == "--restricted":
+        return (rows[0], *_caller_root_reach(options), *rows[1:])
+    return rows
+
+
+def _caller_root_reach(options: RewriteOptions) -> tuple[tuple[str, tuple[str, ...], str], ...]:
+    """`--add-dir CALLER_ROOT` when the lane runs in another directory than the caller root.
+
+    Measured with 2.1.332: `--restricted` confines Read, Glob and Grep to the working
+    directories, so with the cwd a subdirectory of the caller root a Read of the root's
+    README.md failed (`... is outside <cwd>; --restricted confines the file tools to the
+    working directory`); with the root added it reads. The path is absolute (resolved), so it
+    cannot read as an option, and the next word toolgate puts starts with `-`, so the variadic
+    `--add-dir` takes exactly this one directory."""
+    root = options.caller_root
+    if root is None or options.cwd is None or root == options.cwd:
+        return ()
+    return (
+        (
+            "--add-dir",
+            ("--add-dir", root),
+            "the caller's tree stays readable: --restricted confines the file tools to the "
+            "working directories",
+        ),
+    )
+
+
+def _cacheable(gated: Sequence[tuple[str, tuple[str, ...], str]]) -> bool:
+    """Whether a block with these gated rows may be cached: not when it names a directory."""
+    return all(name != "--add-dir" for name, _, _ in gated)
 
 
 def _flattened(
@@ -623,7 +902,8 @@ def help_surfaces() -> tuple[HelpSurface, ...]:
         HelpSurface(
             ("--help",),
             frozenset(FLAGS.names()),
-            relied | {"--print"},
+            # --add-dir: toolgate adds it beside --restricted (every supported version has it).
+            relied | {"--print", "--add-dir"},
             frozenset(VERSIONS.since),
         ),
     )
