@@ -12,6 +12,8 @@ What it measures (issue 7):
    - `toolgate dispatch --read-only --json -- claude -p x`
    - `toolgate dispatch --read-only --json -- codex exec "x y"` (a two-word prompt, as the
      table has always measured it)
+   - `toolgate dispatch --read-only --json -- copilot -p x` (it also makes the run's private
+     COPILOT_HOME: a directory and, when the user is signed in, a small config.json)
    - `toolgate hook claude-pretooluse` with a Bash PreToolUse event on stdin
    - the same hook as `--read-shell` installs it in claude's settings (`python -E -s -c
      "...main()" hook claude-pretooluse --caller-root ROOT`): what really runs on every tool
@@ -263,6 +265,15 @@ def measure_startup(commands: list[Command], runs: int, cwd: Path = REPO_ROOT) -
             _run_once(command, cwd)
 
 
+def _scratch_dir() -> str:
+    """A temporary directory removed when the benchmark exits."""
+    import atexit
+
+    path = tempfile.mkdtemp(prefix="toolgate-bench-")
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
 def startup_commands(runner: Runner) -> tuple[list[Command], str | None]:
     toolgate = runner.argv
     label = runner.label
@@ -279,6 +290,14 @@ def startup_commands(runner: Runner) -> tuple[list[Command], str | None]:
             [*toolgate, "dispatch", "--read-only", "--json", "--", "codex", "exec", "x y"],
             label,
             env=runner.env,
+            check=_check_dispatch,
+        ),
+        Command(
+            "toolgate dispatch --read-only --json -- copilot -p x",
+            [*toolgate, "dispatch", "--read-only", "--json", "--", "copilot", "-p", "x"],
+            label,
+            # copilot's dispatch makes a private COPILOT_HOME per run: in a directory of its own.
+            env={**runner.env, "TMPDIR": _scratch_dir()},
             check=_check_dispatch,
         ),
         Command(

@@ -22,6 +22,7 @@ from toolgate_cli.lanes import (
     Rewritten,
     claude,
     codex,
+    copilot,
     read_only_invoke,
 )
 from toolgate_cli.lanes.base import RewriteOptions, pass_flag_specs
@@ -319,6 +320,83 @@ def assert_codex_read_only(
             continue
         spec = codex.EXEC_FLAGS.get(event.name) or codex.TOP_FLAGS.get(event.name)
         spec = spec or codex.EXEC_REVIEW_FLAGS.get(event.name)
+        if spec is None:  # a --pass-flag option
+            continue
+        action, _ = spec.decide(tuple(event.values[:1]), options)
+        assert action is Action.KEEP, (event, action)
+    return parsed
+
+
+COPILOT_READ_ONLY = (
+    "--available-tools=view,grep,glob",
+    "--excluded-tools=bash,read_bash,stop_bash,list_bash,create,edit,lsp,task,read_agent,"
+    "list_agents,write_agent,skill,sql,session_store_sql,fetch_copilot_cli_documentation",
+    "--deny-tool=shell",
+    "--deny-tool=write",
+    "--disable-builtin-mcps",
+    "--no-auto-update",
+)
+"""What copilot gets in front: the read tools only, every other built-in excluded by name, shell
+and writes denied, no built-in MCP servers, no cached newer package (each measured)."""
+COPILOT_GRANTS = (
+    "--allow-all-tools",
+    "--allow-all",
+    "--yolo",
+    "--allow-tool",
+    "--allow-all-paths",
+    "--allow-all-urls",
+    "--allow-url",
+    "--trust-folder",
+    "--mode",
+    "--autopilot",
+    "--plan",
+    "--assisted-approval",
+    "--config-dir",
+    "--additional-mcp-config",
+    "--enable-mcp-server",
+    "--plugin-dir",
+    "--agent",
+    "--no-sandbox",
+)
+# copilot 1.0.102 --help "Commands:", plus the hidden taskbar-selftest and `workflows`.
+COPILOT_SUBCOMMANDS = (
+    "app", "login", "help", "init", "config", "update", "version", "workflow", "workflows",
+    "sessions", "memories", "plugin", "mcp", "skill", "instruction", "lsp", "sandbox",
+    "completion", "taskbar-selftest",
+)  # fmt: skip
+COPILOT_HOME_UNSET = (
+    "COPILOT_ALLOW_ALL",
+    "GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS",
+    "GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP",
+    "GITHUB_COPILOT_PROMPT_MODE_EXTENSIONS",
+)
+
+
+def copilot_parse(args: Sequence[str], options: RewriteOptions | None = None) -> Parsed:
+    options = options or RewriteOptions()
+    return clap_parse(
+        args, (*copilot.FLAGS.specs, *_extra(options, "copilot")), COPILOT_SUBCOMMANDS
+    )
+
+
+def assert_copilot_read_only(args: Sequence[str], options: RewriteOptions | None = None) -> Parsed:
+    """The rewritten copilot argv is a headless run with the read-only options in front, once
+    each, no subcommand, no word after `--`, and nothing that grants, trusts or loads."""
+    options = options or RewriteOptions()
+    parsed = copilot_parse(args, options)
+    assert parsed.stopped_at == len(args), f"a subcommand: {args[parsed.stopped_at]}"
+    assert parsed.operands == [] and parsed.terminator is None, parsed.operands
+    assert tuple(args[: len(COPILOT_READ_ONLY)]) == COPILOT_READ_ONLY
+    events = parsed.events
+    assert _only(events, "--available-tools").values == ["view,grep,glob"]
+    assert _only(events, "--disable-builtin-mcps").values == []
+    assert _only(events, "--no-auto-update").values == []
+    denied = [e.values for e in events if e.name == "--deny-tool"]
+    assert denied[:2] == [["shell"], ["write"]], denied
+    assert any(e.name == "--prompt" for e in events)
+    for event in events[len(COPILOT_READ_ONLY) :]:
+        assert event.name not in COPILOT_GRANTS, event
+        spec = copilot.FLAGS.get(event.name)
         if spec is None:  # a --pass-flag option
             continue
         action, _ = spec.decide(tuple(event.values[:1]), options)

@@ -6,10 +6,13 @@ ask "what would the lane read?" without trusting the code under test:
 - `commander_parse` transliterates commander.js `Command.parseOptions` as bundled in claude
   2.1.197 (read out of the binary: `grep -ao 'parseOptions(e){.*' claude`), plus the dispatch
   rule of `_parseCommand`: the first operand (before or after `--`) names a subcommand.
-- `clap_parse` follows clap_builder's `Parser::get_matches_with` for the settings codex uses:
-  no hyphen values, an attached value (`--x=v`, `-xv`, `-x=v`) always completes the option, a
-  multi-value option keeps taking words until one starts with `-`, a positional word that names
-  a subcommand is the subcommand unless an option is still collecting values, `--` ends options.
+- `clap_parse` follows clap_builder's `Parser::get_matches_with` for the settings codex (clap
+  4) and copilot (clap_builder 4.6.7, in its `cli-native.node`) use: no hyphen values, an
+  attached value (`--x=v`, `-xv`, `-x=v`) always completes the option, a multi-value option
+  keeps taking words until one starts with `-`, an option whose values are optional
+  (`num_args(0..=1)`, `num_args(0..)`) may end with none, a positional word that names a
+  subcommand is the subcommand unless an option is still collecting values (copilot 1.0.102:
+  `--share mcp --help` prints the top-level help, `mcp` went to `--share`), `--` ends options.
 
 Both return the option occurrences in order (`Event`s: canonical name and the values it got)
 and the operands, or raise `ParseError` where the real parser would exit with a usage error.
@@ -90,10 +93,14 @@ def commander_parse(args: Sequence[str], specs: Iterable[FlagSpec]) -> Parsed:
                     if not queue:
                         raise ParseError(f"option {arg} argument missing")
                     event.values.append(queue.pop(0)[0])
-                elif spec.arity is Arity.OPTIONAL and queue and not _maybe_option(queue[0][0]):
+                elif (
+                    spec.arity in (Arity.OPTIONAL, Arity.ANY)
+                    and queue
+                    and not _maybe_option(queue[0][0])
+                ):
                     event.values.append(queue.pop(0)[0])
                 events.append(event)
-                active_variadic = event if spec.arity is Arity.VARIADIC else None
+                active_variadic = event if spec.arity in (Arity.VARIADIC, Arity.ANY) else None
                 continue
         if len(arg) > 2 and arg[0] == "-" and arg[1] != "-":
             spec = table.get("-" + arg[1])
@@ -138,7 +145,8 @@ def clap_parse(
 
     def close_pending() -> None:
         nonlocal pending, pending_spec
-        if pending is not None and not pending.values:
+        optional = pending_spec is not None and pending_spec.arity in (Arity.OPTIONAL, Arity.ANY)
+        if pending is not None and not pending.values and not optional:
             raise ParseError(f"a value is required for {pending.written}")
         pending, pending_spec = None, None
 
@@ -187,7 +195,7 @@ def clap_parse(
             continue
         if pending is not None and pending_spec is not None:
             pending.values.append(word)
-            if pending_spec.arity is not Arity.VARIADIC:
+            if pending_spec.arity not in (Arity.VARIADIC, Arity.ANY):
                 pending, pending_spec = None, None
             continue
         operands.append(word)

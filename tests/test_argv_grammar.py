@@ -25,7 +25,7 @@ from toolgate_cli.argv import (
     looks_like_option,
     tokenize,
 )
-from toolgate_cli.lanes import claude, codex
+from toolgate_cli.lanes import claude, codex, copilot
 
 LANES_DIR = Path(__file__).resolve().parent / "data" / "lane-help"
 """The measured help texts, in the checkout so that the test runs wherever the tests run (it
@@ -40,6 +40,7 @@ SMALL = FlagTable(
         FlagSpec(("--sandbox", "-s"), Arity.VALUE, KEEP, ""),
         FlagSpec(("--debug", "-d"), Arity.OPTIONAL, KEEP, ""),
         FlagSpec(("--tools", "-t"), Arity.VARIADIC, KEEP, ""),
+        FlagSpec(("--allow-tool",), Arity.ANY, KEEP, ""),
     )
 )
 
@@ -282,6 +283,65 @@ def test_clap_multi_value_option_keeps_a_subcommand_name_as_a_value() -> None:
     assert clap_parse(args, codex.EXEC_FLAGS.specs, ["resume"]).stopped_at == len(args)
 
 
+# --- zero-or-more options (clap `num_args(0..)`, copilot's `--allow-tool [<tools>...]`) -------
+
+
+@pytest.mark.parametrize(
+    ("args", "values", "operands"),
+    [
+        (["--allow-tool", "shell", "write", "-p"], ("shell", "write"), []),
+        (["--allow-tool", "-p"], (), []),
+        (["--allow-tool"], (), []),
+        (["--allow-tool", "--", "x"], (), ["x"]),
+        (["--allow-tool=shell", "write"], ("shell",), ["write"]),
+        (["--allow-tool=", "write"], ("",), ["write"]),
+    ],
+)
+def test_a_zero_or_more_option_takes_words_up_to_a_dash_word_and_may_take_none(
+    args: list[str], values: tuple[str, ...], operands: list[str]
+) -> None:
+    items = read(args, Dialect.CLAP)
+    assert options(items)[0] == ("--allow-tool", values)
+    # Words after `--` are the tail item, not positionals, to toolgate; clap hands both over.
+    assert positionals(items, args) == ([] if "--" in args else operands)
+    reference = clap_parse(args, SMALL.specs)
+    assert tuple(reference.events[0].values) == values
+    assert reference.operands == operands
+
+
+def test_clap_reads_a_subcommand_name_after_an_open_zero_or_more_option_as_its_value() -> None:
+    # Measured with copilot 1.0.102: `copilot --allow-tool a mcp --help` prints the top-level
+    # help (`mcp` went to --allow-tool), and `--share mcp --help` too (an optional value).
+    for args in (["--allow-tool", "mcp"], ["--allow-tool", "a", "mcp"], ["--share", "mcp"]):
+        items, stop = tokenize(args, copilot.FLAGS, Dialect.CLAP, stop_at_positional=lambda _: True)
+        assert stop == len(args), args
+        assert options(items)[0][1][-1] == "mcp"
+        assert clap_parse(args, copilot.FLAGS.specs, ["mcp"]).stopped_at == len(args)
+
+
+def test_clap_stops_at_a_subcommand_after_a_closed_zero_or_more_option() -> None:
+    args = ["--allow-tool=a", "mcp", "list"]
+    _, stop = tokenize(args, copilot.FLAGS, Dialect.CLAP, stop_at_positional=lambda _: True)
+    assert stop == 1
+    assert clap_parse(args, copilot.FLAGS.specs, ["mcp"]).stopped_at == 1
+
+
+def test_clap_optional_value_is_not_a_word_that_looks_like_an_option() -> None:
+    args = ["--share", "-p", "x"]
+    items = read(args, Dialect.CLAP, copilot.FLAGS)
+    assert options(items) == [("--share", ()), ("--prompt", ("x",))]
+    reference = clap_parse(args, copilot.FLAGS.specs)
+    assert [(e.name, e.values) for e in reference.events] == [
+        ("--share", []),
+        ("--prompt", ["x"]),
+    ]
+
+
+def test_clap_short_optional_values_drop_the_equals() -> None:
+    for word in ("-rabc", "-r=abc"):
+        assert options(read([word], Dialect.CLAP, copilot.FLAGS)) == [("--resume", ("abc",))]
+
+
 @pytest.mark.parametrize("dialect", list(Dialect))
 def test_a_glued_group_ending_in_a_variadic_keeps_its_span_and_glue(dialect: Dialect) -> None:
     args = ["-pt", "Read", "Grep", "--", "x"]
@@ -356,6 +416,7 @@ def test_a_table_refuses_a_name_declared_twice() -> None:
 
 
 _ARITY_OF_PLACEHOLDER = (
+    (re.compile(r"\[<[^>]*>\.\.\.\]"), Arity.ANY),
     (re.compile(r"<[^>]*\.\.\.>|<[^>]*>\.\.\."), Arity.VARIADIC),
     (re.compile(r"<[^>]*>"), Arity.VALUE),
     (re.compile(r"\[[^\]]*\]"), Arity.OPTIONAL),
@@ -402,6 +463,7 @@ HELP_ARITY_EXCEPTIONS = {
         ("codex", "codex-0.171.0.help.txt", codex.TOP_FLAGS),
         ("codex", "codex-0.171.0-exec.help.txt", codex.EXEC_FLAGS),
         ("codex", "codex-0.171.0-review.help.txt", codex.REVIEW_FLAGS),
+        ("copilot", "copilot-1.0.102.help.txt", copilot.FLAGS),
     ],
 )
 def test_the_tables_cover_every_option_in_the_help_texts_with_its_arity(
@@ -420,7 +482,38 @@ def test_the_tables_cover_every_option_in_the_help_texts_with_its_arity(
     assert wrong == {}, f"{help_file}: table arity differs from the help text"
 
 
-@pytest.mark.parametrize("table", [claude.FLAGS, codex.TOP_FLAGS, codex.EXEC_FLAGS])
+def test_the_copilot_table_covers_every_option_of_its_completion_script_with_its_arity() -> None:
+    """copilot's own completion script is generated from its clap command, hidden options
+    included (`--config-dir`, `--server`, `-w/--worktree`, `--prefer-version`, ...): the table
+    knows each, and reads its value the way the script skips words."""
+    listed = {}
+    for line in (
+        (LANES_DIR.parent / "lane-completion" / "copilot-1.0.102.completion-options.txt")
+        .read_text()
+        .splitlines()
+    ):
+        if line and not line.startswith("#"):
+            name, kind = line.split()
+            listed[name] = kind
+    assert len(listed) > 100
+    missing = sorted(name for name in listed if copilot.FLAGS.get(name) is None)
+    assert missing == []
+    expected = {
+        "flag": {Arity.FLAG},
+        "value": {Arity.VALUE},
+        "optional": {Arity.OPTIONAL, Arity.ANY},
+    }
+    wrong = {
+        name: (spec.arity, kind)
+        for name, kind in listed.items()
+        if (spec := copilot.FLAGS.get(name)) is not None and spec.arity not in expected[kind]
+    }
+    assert wrong == {}
+    unlisted = sorted(set(copilot.FLAGS.names()) - set(listed))
+    assert unlisted == [], "the table knows options copilot 1.0.102 does not have"
+
+
+@pytest.mark.parametrize("table", [claude.FLAGS, codex.TOP_FLAGS, codex.EXEC_FLAGS, copilot.FLAGS])
 def test_every_spelling_of_every_option_reads_as_that_option(table: FlagTable) -> None:
     dialect = Dialect.COMMANDER if table is claude.FLAGS else Dialect.CLAP
     for spec in table.specs:

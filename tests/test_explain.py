@@ -233,7 +233,7 @@ def test_a_cwd_outside_the_caller_root_is_refused_with_the_verdict(tmp_path):
     [
         (
             ["--", "opencode", "run", "x y"],
-            "use a lane toolgate can make read-only (claude, codex)",
+            "use a lane toolgate can make read-only (claude, codex, copilot)",
         ),
         (["--", "codex", "login"], "run a lane: codex exec PROMPT"),
         (["--", "claude", "mcp", "list"], "run a lane: claude -p PROMPT"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,7 @@ from tests.conftest import run_toolgate
 from toolgate_cli.commands.lanes import lanes_document
 from toolgate_cli.lanes import LANES, REFUSED_LANES, read_only_invoke
 from toolgate_cli.lanes.base import LaneInvocation, RewriteOptions
+from toolgate_cli.records import replace
 
 
 def test_json_lists_every_lane_and_every_refused_kind():
@@ -55,13 +57,21 @@ def test_what_lanes_lists_is_what_dispatch_does():
 )
 def test_each_lanes_mechanism_names_every_flag_its_rewrite_adds(options: RewriteOptions) -> None:
     """The `lanes` text is written by hand; it must not fall behind the flags a rewrite adds."""
-    for kind, args in (("claude", ("-p", "two words")), ("codex", ("exec", "two words"))):
-        result = read_only_invoke(LaneInvocation(kind, args), options)
+    runs = (
+        ("claude", ("-p", "two words")),
+        ("codex", ("exec", "two words")),
+        ("copilot", ("-p", "two words")),
+    )
+    assert {kind for kind, _ in runs} == set(LANES)
+    for kind, args in runs:
+        result = read_only_invoke(LaneInvocation(kind, args), replace(options, lane_home="/h"))
         assert result.ok
         mechanism = LANES[kind].mechanism
         for change in result.changes:
             if change.action == "added":
                 flag = change.flag if change.flag != "--config" else change.words[-1]
+                if flag.startswith("env "):
+                    flag = flag.removeprefix("env ")
                 spelled = " ".join(change.words) if change.flag == "--disable" else flag
                 assert spelled in mechanism, f"{kind}: lanes does not name {spelled}"
 
@@ -84,3 +94,13 @@ def test_human_output_names_every_kind_with_its_versions():
 def test_help_carries_an_example():
     result = run_toolgate(["lanes", "--help"])
     assert re.search(r"^\s+toolgate lanes --json", result.stdout, re.MULTILINE)
+
+
+def test_the_readme_has_a_section_for_every_rewritten_lane_naming_its_proven_versions():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("## What read-only means for each lane", 1)[1].split("\n## ", 1)[0]
+    for kind, lane in LANES.items():
+        heading = f"### {kind} (proven with {', '.join(lane.versions_proven)}"
+        assert f"\n{heading})" in section or f"\n{heading};" in section, (
+            f"README has no {heading!r}...)"
+        )

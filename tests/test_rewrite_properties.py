@@ -30,10 +30,14 @@ from tests.lane_checks import (
     CLAUDE_SUBCOMMANDS,
     CODEX_READ_ONLY,
     CODEX_SUBCOMMANDS,
+    COPILOT_READ_ONLY,
+    COPILOT_SUBCOMMANDS,
     assert_claude_read_only,
     assert_codex_read_only,
+    assert_copilot_read_only,
     claude_parse,
     codex_parse,
+    copilot_parse,
 )
 from tests.reference_parsers import Event, ParseError
 from toolgate_cli.argv import Action, Arity, FlagSpec, FlagTable
@@ -43,6 +47,7 @@ from toolgate_cli.lanes import (
     Rewritten,
     claude,
     codex,
+    copilot,
     read_only_invoke,
 )
 from toolgate_cli.lanes.base import PassFlag, RewriteOptions
@@ -123,13 +128,23 @@ VALUES: dict[str, list[str]] = {
         "noequals",
     ],
     "--ask-for-approval": ["never", "on-request"],
+    "--allow-tool": ["shell", "write", "shell(git:*)", "MyMCP"],
+    "--available-tools": ["bash,create", "view", ""],
+    "--mode": ["autopilot", "plan", "interactive"],
 }
 GENERIC = ["opus", "gpt-5", "a.png", "api", "x y", "value", "mcp", "exec"]
 DASHED = ["-x", "--dangerously-skip-permissions", "--yolo", "--", "-p"]
 
 
 def value_pool(spec: FlagSpec, tree: Path) -> list[str]:
-    if spec.canonical in ("--debug-file", "--output-last-message"):
+    if spec.canonical in (
+        "--debug-file",
+        "--output-last-message",
+        "--share",
+        "--log-dir",
+        "--usage-output-file",
+        "--save-trajectory-output",
+    ):
         return paths(tree)
     return VALUES.get(spec.canonical, GENERIC)
 
@@ -159,9 +174,9 @@ def option_words(draw: st.DrawFn, table: FlagTable, clap: bool, tree: Path) -> l
         forms.append([f"{short}{value}"])
         if clap:
             forms.append([f"{short}={value}"])
-    if spec.arity is Arity.OPTIONAL:
+    if spec.arity in (Arity.OPTIONAL, Arity.ANY):
         forms += [[name], [name, value]]
-    if spec.arity is Arity.VARIADIC:
+    if spec.arity in (Arity.VARIADIC, Arity.ANY):
         more = draw(
             st.lists(st.sampled_from([v for v in pool if not v.startswith("-")]), max_size=3)
         )
@@ -192,14 +207,14 @@ def exposing_words(draw: st.DrawFn, table: FlagTable, clap: bool, tree: Path) ->
     readers = [
         s
         for s in table.specs
-        if s.action is Action.KEEP and s.arity in (Arity.VARIADIC, Arity.OPTIONAL)
+        if s.action is Action.KEEP and s.arity in (Arity.VARIADIC, Arity.OPTIONAL, Arity.ANY)
     ]
     removed = [s for s in table.specs if s.action in (Action.REPLACE, Action.STRIP)]
     if not readers or not removed:
         return []
     reader = draw(st.sampled_from(readers))
     words = [draw(st.sampled_from(reader.names))]
-    if reader.arity is Arity.VARIADIC:
+    if reader.arity in (Arity.VARIADIC, Arity.ANY):
         words += draw(st.lists(st.sampled_from(GENERIC), min_size=1, max_size=2))
     gone = draw(option_words(FlagTable((draw(st.sampled_from(removed)),)), clap, tree))
     return [*words, *gone, draw(st.sampled_from(["review the diff", "x y", "What changed?"]))]
@@ -259,12 +274,32 @@ def codex_argv(draw: st.DrawFn, tree: Path) -> list[str]:
     return [*top, subcommand, *sub, *nested, *draw(tail())]
 
 
+@st.composite
+def copilot_argv(draw: st.DrawFn, tree: Path) -> list[str]:
+    # Any word that is no option's value is a subcommand to copilot (refused): junk is rare.
+    words = draw(words_from(copilot.FLAGS, True, tree, with_junk=draw(st.integers(0, 5)) == 0))
+    if draw(st.integers(0, 5)):
+        at = draw(st.integers(0, len(words)))
+        words[at:at] = [draw(st.sampled_from(["-p", "--prompt"])), "review the diff"]
+    if draw(st.integers(0, 9)) == 0:
+        words.append(draw(st.sampled_from(COPILOT_SUBCOMMANDS)))
+    return words + (draw(tail()) if draw(st.integers(0, 5)) == 0 else [])
+
+
+LANE_HOME = "/nonexistent/toolgate-copilot-home"
+"""The private COPILOT_HOME the property tests give copilot's rewrite (never made: pure)."""
+
+
 def options_for(tree: Path, declared: bool) -> RewriteOptions:
     real = os.path.realpath(tree)
     if not declared:
-        return RewriteOptions(cwd=real, caller_root=real)
+        return RewriteOptions(cwd=real, caller_root=real, lane_home=LANE_HOME)
     return RewriteOptions(
-        pass_flags=PASS_FLAGS, pass_config=frozenset({"my_key"}), cwd=real, caller_root=real
+        pass_flags=PASS_FLAGS,
+        pass_config=frozenset({"my_key"}),
+        cwd=real,
+        caller_root=real,
+        lane_home=LANE_HOME,
     )
 
 
@@ -386,6 +421,36 @@ def test_codex_rewrite_properties(tree: Path, data: st.DataObject, declared: boo
 
 
 @PROFILE
+@given(data=st.data(), declared=st.booleans())
+def test_copilot_rewrite_properties(tree: Path, data: st.DataObject, declared: bool) -> None:
+    args = data.draw(copilot_argv(tree))
+    options = options_for(tree, declared)
+    result = check_common("copilot", args, options)
+    if result is None:
+        return
+    out = result.invoke.args
+    assert result.invoke.env["COPILOT_HOME"] == LANE_HOME
+    after = assert_copilot_read_only(out, options)
+    try:
+        before = copilot_parse(args, options)
+    except ParseError as error:  # pragma: no cover - shown when it happens
+        pytest.fail(f"toolgate rewrote an argv copilot itself rejects ({error}): {args}")
+    extra = {flag.name: flag for flag in PASS_FLAGS} if declared else {}
+
+    def table_get(name: str) -> FlagSpec | None:
+        spec = copilot.FLAGS.get(name)
+        if spec is None and name in extra:
+            return FlagSpec((name,), Arity.FLAG, Action.KEEP, "")
+        return spec
+
+    added = len([w for w in COPILOT_READ_ONLY if w.startswith("-")])
+    assert kept_events(after.events[added:], table_get, options) == kept_events(
+        before.events, table_get, options
+    ), "kept flags changed order or values"
+    assert after.operands == before.operands == [], "positionals moved or changed"
+
+
+@PROFILE
 @given(words=st.lists(st.sampled_from([*JUNK, *BYPASS_WORDS, *claude.FLAGS.names()]), max_size=12))
 def test_any_word_soup_ends_in_a_rewrite_or_a_refusal_for_claude(words: list[str]) -> None:
     result = read_only_invoke(LaneInvocation("claude", tuple(words)))
@@ -408,5 +473,22 @@ def test_any_word_soup_ends_in_a_rewrite_or_a_refusal_for_codex(words: list[str]
     result = read_only_invoke(LaneInvocation("codex", tuple(words)))
     if isinstance(result, Rewritten):
         assert_codex_read_only(result.invoke.args)
+    else:
+        assert result.reason and "\n" not in result.reason
+
+
+@PROFILE
+@given(
+    words=st.lists(
+        st.sampled_from([*JUNK, *BYPASS_WORDS, *copilot.FLAGS.names(), "-p", "mcp"]),
+        max_size=12,
+    )
+)
+def test_any_word_soup_ends_in_a_rewrite_or_a_refusal_for_copilot(words: list[str]) -> None:
+    result = read_only_invoke(
+        LaneInvocation("copilot", tuple(words)), RewriteOptions(lane_home=LANE_HOME)
+    )
+    if isinstance(result, Rewritten):
+        assert_copilot_read_only(result.invoke.args)
     else:
         assert result.reason and "\n" not in result.reason

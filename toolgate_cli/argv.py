@@ -9,9 +9,10 @@ the rules of the parser the lane is built on:
   (`[value]`) is taken only when the next word does not start with `-`; a variadic option
   (`<tools...>`) takes the next word, then every following word until one starts with `-`;
   the `--flag=value` spelling of a variadic takes that one value and stops.
-- `CLAP` (clap, used by codex): `--flag value`, `--flag=value`, `-s value`, `-svalue`,
-  `-s=value`; a value that starts with `-` is a parse error rather than a value; a multi-value
-  option takes words until the next one starting with `-`.
+- `CLAP` (clap, used by codex and copilot): `--flag value`, `--flag=value`, `-s value`,
+  `-svalue`, `-s=value`; a value that starts with `-` is a parse error rather than a value; a
+  multi-value option takes words until the next one starting with `-`; an option whose value is
+  optional (`[<v>]`, `[<v>...]`) takes none when the next word starts with `-`.
 
 For both, `--` ends the options: it and everything after it form one untouched tail.
 
@@ -41,6 +42,9 @@ class Arity(Choice):
     """commander `[value]`: the next word when it does not start with `-`."""
     VARIADIC = "variadic"
     """commander `<v...>` / clap `num_args=1..`: one or more words up to the next `-` word."""
+    ANY = "any"
+    """clap `num_args=0..` (`[<v>...]` in its help; copilot's `--allow-tool`): zero or more
+    words up to the next `-` word. `--x=v` takes that one value and stops, as for VARIADIC."""
 
 
 class Action(Choice):
@@ -253,7 +257,7 @@ def tokenize(
                     if named.glued
                     else last
                 )
-                if named.spec.arity is Arity.VARIADIC:
+                if named.spec.arity in (Arity.VARIADIC, Arity.ANY):
                     variadic_words = list(last.values)
         items.extend(found)
         index = after
@@ -283,7 +287,7 @@ def _take_values(
     if spec.arity is Arity.FLAG:
         return Item(ItemKind.OPTION, index, after, spec, written), after
     following = args[after] if after < len(args) else None
-    if spec.arity is Arity.OPTIONAL:
+    if spec.arity in (Arity.OPTIONAL, Arity.ANY):
         if following is None or looks_like_option(following):
             return Item(ItemKind.OPTION, index, after, spec, written), after
         return Item(ItemKind.OPTION, index, after + 1, spec, written, (following,)), after + 1

@@ -139,6 +139,14 @@ def build_request(params: Mapping[str, object]) -> DispatchRequest:
         pass_env=frozenset(_words(params, "pass_env")),
         read_shell_hook=hook if params["read_shell"] else None,
     )
+    if (
+        invocation is not None
+        and params["read_only"]
+        and mode == "agent"
+        and (lock is None or (lock.lane_flags and lock.confine is None))
+    ):
+        root = caller_root or default_caller_root(os.getcwd())
+        options = replace(options, lane_home=private_lane_home(invocation.command, root))
     lane_version = _lane_version(params)
     return DispatchRequest(
         invocation=invocation,
@@ -152,6 +160,25 @@ def build_request(params: Mapping[str, object]) -> DispatchRequest:
         version_asked=lane_version is not None,
         require_proven=bool(params.get("require_proven")),
     )
+
+
+def private_lane_home(command: str, caller_root: str) -> str | None:
+    """A new private directory for one run of a lane whose module asks for one (copilot's
+    `COPILOT_HOME`, see `RewriteOptions.lane_home`); None for other lanes, or when it cannot be
+    made outside `caller_root` (the rewrite then refuses and says why)."""
+    from toolgate_cli.lanes import LANES, lane_kind
+
+    lane = LANES.get(lane_kind(command))
+    maker = lane.private_home_maker if lane is not None else None
+    if maker is None:
+        return None
+    # __import__, not importlib.import_module: importing importlib costs the dispatch path.
+    __import__(maker)
+    try:
+        home: str = sys.modules[maker].make_private_home(outside=caller_root)
+    except (OSError, ValueError):
+        return None
+    return home
 
 
 def _lane_version(params: Mapping[str, object]) -> str | None:
@@ -192,7 +219,9 @@ def with_binary_version(request: DispatchRequest) -> DispatchRequest:
 
     cwd = request.cwd if request.cwd is not None else os.getcwd()
     run = _sandboxed_probe(request) if request.lock is not None else None
-    version = binary_version(invocation.command, cwd, lane.module.version_of, run)
+    version = binary_version(
+        invocation.command, cwd, lane.module.version_of, run, args=(*lane.probe_args, "--version")
+    )
     if version == NOT_FOUND:
         return request  # nothing to ask: the exec reports the missing binary (exit 127)
     return replace(request, lane_version=version, version_asked=True)

@@ -225,8 +225,8 @@ def _change_advice(change: Change, lane: str | None) -> str:
         if lane in LANES:
             return f"run a lane: {LANES[lane].module.RUN_HINT}"
         return "run the lane itself, not one of its subcommands"
-    if flag == "<version>":
-        return reason  # it says what to install or drop
+    if flag in ("<version>", "<private-home>"):
+        return reason  # it says what to install, drop or set
     if flag.startswith("env "):
         name = flag.removeprefix("env ")
         if reason == "unknown variable":

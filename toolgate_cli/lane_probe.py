@@ -73,12 +73,14 @@ def binary_version(
     cwd: str,
     parse: Callable[[str], str | None],
     run: Callable[[str, Sequence[str]], str | None] | None = None,
+    args: Sequence[str] = ("--version",),
 ) -> str | None:
-    """The version of the binary `command` names, as `parse` reads its `--version` output;
-    None when it cannot be run or understood (such a binary is unproven); `NOT_FOUND` when
-    there is no such binary. `run` runs it (default `run_binary`): under `--lock-tree` and
-    `--confine` it runs the binary inside the same sandbox as the lane, since the binary is
-    the template's to name (`./claude` in the reviewed tree, say)."""
+    """The version of the binary `command` names, as `parse` reads what `command ARGS` prints
+    (`--version`, after the lane's `PROBE_ARGS`); None when it cannot be run or understood
+    (such a binary is unproven); `NOT_FOUND` when there is no such binary. `run` runs it
+    (default `run_binary`): under `--lock-tree` and `--confine` it runs the binary inside the
+    same sandbox as the lane, since the binary is the template's to name (`./claude` in the
+    reviewed tree, say)."""
     path = resolve_binary(command, cwd)
     key = binary_key(path) if path is not None else None
     if path is None or key is None:
@@ -87,7 +89,7 @@ def binary_version(
     if key in cache:
         cached = cache[key]
         return cached if isinstance(cached, str) else None
-    output = (run or run_binary)(path, ("--version",))
+    output = (run or run_binary)(path, args)
     if output is None:
         return None  # not remembered: a time-out may pass
     version = parse(output)

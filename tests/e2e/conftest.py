@@ -61,6 +61,13 @@ def gemini_bin() -> Path:
 
 
 @pytest.fixture(scope="session")
+def copilot_bin() -> Path:
+    """copilot 1.0.102; asking its version unpacked its package into the cache every copilot
+    leg shares (tests/e2e/lanes.py, COPILOT_PKG_CACHE)."""
+    return _require("copilot")
+
+
+@pytest.fixture(scope="session")
 def bwrap() -> Path:
     """bubblewrap, which `--lock-tree` needs, checked to build a sandbox like the lock's."""
     found = shutil.which("bwrap")

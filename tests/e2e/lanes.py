@@ -33,7 +33,26 @@ PINNED: dict[str, tuple[str, str, str]] = {
     "opencode": ("opencode-ai", "1.18.33", "1.18.33"),
     # Refused for its flags; runs under --lock-tree on the lock alone (test_lock_tree_lanes.py).
     "gemini": ("@google/gemini-cli", "0.61.0", "0.61.0"),
+    # A native binary (the optional dependency @github/copilot-linux-x64) behind a node loader.
+    "copilot": ("@github/copilot", "1.0.102", "GitHub Copilot CLI 1.0.102."),
 }
+
+VERSION_ARGS: dict[str, tuple[str, ...]] = {
+    # `copilot --version` hands over to the newest package in ~/.copilot/pkg or
+    # ~/.cache/copilot/pkg; with --no-auto-update the launched binary answers (and unpacks its
+    # package into COPILOT_PKG_CACHE_HOME once, see COPILOT_PKG_CACHE).
+    "copilot": ("--no-auto-update", "--version"),
+}
+"""How each lane is asked for its version (default `--version`)."""
+
+COPILOT_PKG_CACHE = REPO_ROOT / ".cache" / "e2e-copilot-pkg"
+"""The one package cache every copilot run of the end-to-end tests shares
+(`COPILOT_PKG_CACHE_HOME`): copilot unpacks ~235 MB there at its first start, once."""
+
+PROBE_ENV: dict[str, dict[str, str]] = {
+    "copilot": {"COPILOT_PKG_CACHE_HOME": str(COPILOT_PKG_CACHE)}
+}
+"""Environment for asking a lane its version (so copilot unpacks into the shared cache)."""
 
 HOW_TO_ENABLE = "install the pinned lane CLIs with `python tests/e2e/lanes.py install` (needs npm)"
 
@@ -43,9 +62,11 @@ def lane_binary(kind: str) -> Path | None:
     binary = LANES_PREFIX / "node_modules" / ".bin" / kind
     if not binary.exists():
         return None
+    args = VERSION_ARGS.get(kind, ("--version",))
+    env = {**os.environ, **PROBE_ENV.get(kind, {})}
     try:
         out = subprocess.run(
-            [str(binary), "--version"], capture_output=True, text=True, timeout=60, check=False
+            [str(binary), *args], capture_output=True, text=True, timeout=60, check=False, env=env
         ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None

@@ -34,12 +34,13 @@ from typing import Any
 import pytest
 
 from tests.conftest import run_toolgate, toolgate_argv, toolgate_env
-from tests.e2e import codex_harness
+from tests.e2e import codex_harness, copilot_harness
 from tests.e2e.claude_harness import PROMPT, Context, Leg, Scenario, commit_all, run_leg
 from tests.e2e.codex_harness import exec_template
 from tests.e2e.loopback import Answer, RecordingServer
 from tests.e2e.mitm_proxy import ATTACKER_HOST, MitmProxy, make_certificates
 from tests.e2e.stub_anthropic import ToolCall
+from tests.e2e.stub_chat import ToolCall as ChatCall
 from tests.e2e.stub_openai import STUB_KEY_ENV, shell
 from tests.e2e.tree import fresh_tree
 
@@ -352,6 +353,63 @@ def test_codex_cannot_read_outside_the_tree_or_search_the_web_under_confine(
     assert STUB_KEY_ENV in gated.outputs[3], "--pass-env did not keep the provider's key"
     gated_tools = [tool.get("type") for tool in gated.requests[0].get("tools", [])]
     assert "web_search" not in gated_tools, gated_tools
+
+
+# ---- copilot ---------------------------------------------------------------------------------
+# copilot's own path check denies its read tools any path outside the working directory (a
+# symlink out of the tree too), unless the template grants one: --add-dir, which the read-only
+# rewrite keeps (reading is not writing). So the control names $HOME with --add-dir, and leaks.
+def _copilot_setup(ctx: copilot_harness.Context) -> None:
+    plant_secrets(ctx.home, ctx.tree)
+    copilot_harness.commit_all(ctx.tree, "a symlink out of the tree")
+
+
+COPILOT_ROUTES: tuple[tuple[ChatCall, str], ...] = (
+    (ChatCall("view", {"path": "<TREE>/README.md"}), ""),
+    (ChatCall("view", {"path": "<HOME>/secret.txt"}), READ_LEAK),
+    (ChatCall("view", {"path": "<TREE>/link"}), LINK_LEAK),
+    (
+        ChatCall(
+            "grep", {"pattern": "grep found", "paths": "<HOME>/notes", "output_mode": "content"}
+        ),
+        GREP_LEAK,
+    ),
+    (ChatCall("glob", {"pattern": "**/*.secret", "paths": "<HOME>/stash"}), GLOB_LEAK),
+)
+
+
+def test_copilot_cannot_read_outside_the_tree_under_confine(
+    copilot_bin: Path, bwrap: Path, tmp_path: Path
+) -> None:
+    script = tuple(call for call, _ in COPILOT_ROUTES)
+    template = ("-p", PROMPT, "--add-dir", "<HOME>")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [
+            pool.submit(
+                copilot_harness.run_leg,
+                copilot_bin,
+                copilot_harness.Scenario(f"confine/{name}", template, script, _copilot_setup,
+                                         toolgate_flags=flags),
+                tmp_path / name,
+                gated=True,
+            )
+            for name, flags in (("control", ()), ("gated", ("--confine",)))
+        ]  # fmt: skip
+        control, gated = (future.result() for future in futures)
+
+    assert len(control.results) == len(COPILOT_ROUTES), control.describe()
+    assert SEED_TEXT in control.results[0], control.describe()
+    for (call, marker), result in zip(COPILOT_ROUTES, control.results, strict=True):
+        if marker:
+            assert marker in result, f"CONTROL {call} did not leak: proves nothing\n{result}"
+
+    assert gated.returncode == 0, gated.describe()
+    assert gated.tree_changes == [], gated.describe()
+    assert gated.tools == ["view", "grep", "glob"], gated.describe()
+    assert SEED_TEXT in gated.results[0], f"reading the tree failed\n{gated.describe()}"
+    everything = json.dumps(gated.stub.requests)
+    for _, marker in COPILOT_ROUTES[1:]:
+        assert marker not in everything, f"{marker} reached the model\n{gated.describe()}"
 
 
 # ---- an unknown lane --------------------------------------------------------------------------

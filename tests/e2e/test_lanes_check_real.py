@@ -10,19 +10,21 @@ import os
 from pathlib import Path
 
 from tests.conftest import run_toolgate
-from tests.e2e.lanes import PINNED
+from tests.e2e.lanes import COPILOT_PKG_CACHE, PINNED
 from toolgate_cli import exitcodes
 from toolgate_cli.lanes import LANES
 
 
 def test_every_pinned_rewritten_lane_is_proven_and_drift_free(
-    claude_bin: Path, codex_bin: Path, tmp_path: Path
+    claude_bin: Path, codex_bin: Path, copilot_bin: Path, tmp_path: Path
 ) -> None:
     bin_dir = claude_bin.parent
-    assert codex_bin.parent == bin_dir
+    assert codex_bin.parent == bin_dir and copilot_bin.parent == bin_dir
     env = {
         "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
         "TOOLGATE_CACHE_DIR": str(tmp_path / "cache"),
+        # copilot runs from the package cache the other copilot tests share (unpacked once).
+        "COPILOT_PKG_CACHE_HOME": str(COPILOT_PKG_CACHE),
     }
     result = run_toolgate(["lanes", "--check", "--json"], env=env, timeout=120)
     document = json.loads(result.stdout)

@@ -13,8 +13,8 @@ Then the two layers together (`--lock-tree`: the lane's read-only flags plus the
 leave the lanes' ordinary reading intact, and an unknown lane binary (which has no read-only
 flags) runs under the lock alone.
 
-Measured with claude 2.1.197, codex 0.171.0, opencode 1.18.33, gemini 0.61.0, bubblewrap 0.8.0,
-running as root; the facts behind each scenario are in the comments.
+Measured with claude 2.1.197, codex 0.171.0, opencode 1.18.33, gemini 0.61.0, copilot 1.0.102,
+bubblewrap 0.8.0, running as root; the facts behind each scenario are in the comments.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_toolgate, toolgate_argv, toolgate_env
-from tests.e2e import codex_harness
+from tests.e2e import codex_harness, copilot_harness
 from tests.e2e.claude_harness import (
     PROMPT,
     Context,
@@ -43,6 +43,7 @@ from tests.e2e.claude_harness import Leg as ClaudeLeg
 from tests.e2e.claude_harness import run_leg as run_claude_leg
 from tests.e2e.codex_harness import exec_template
 from tests.e2e.stub_anthropic import StubAnthropic, ToolCall, scrubbed_environ
+from tests.e2e.stub_chat import ToolCall as ChatCall
 from tests.e2e.stub_gemini import MODEL as GEMINI_MODEL
 from tests.e2e.stub_gemini import FunctionCall as GeminiCall
 from tests.e2e.stub_gemini import StubGemini
@@ -644,6 +645,75 @@ def test_shell_start_up_files_run_under_read_shell_and_the_lock_holds_them(
     assert len(results) == 1 and "README.md" in results[0], locked.describe()
 
 
+# ---- 8. copilot: wide open under the lock alone, and both layers ---------------------------
+# copilot's own writes under the lock: its bash (coreutils: "Read-only file system"), create and
+# edit (Node's EROFS) are attempted and refused by the kernel; its private COPILOT_HOME and its
+# HOME, outside the tree, stay writable.
+COPILOT_SCRIPT: tuple[tuple[ChatCall, str], ...] = (
+    (ChatCall("bash", {"command": "touch <TREE>/touched.txt", "description": "t"}), "erofs"),
+    (ChatCall("create", {"path": "<TREE>/created.txt", "file_text": "x\n"}), "erofs"),
+    (ChatCall("edit", {"path": "<TREE>/README.md", "old_str": "sample", "new_str": "EDITED"}),
+     "erofs"),
+    (ChatCall("bash", {"command": f"cd <TREE> && {GIT_COMMIT}", "description": "c"}), "erofs"),
+    (ChatCall("view", {"path": "<TREE>/README.md"}), "read"),
+    (ChatCall("bash", {"command": "echo x > <HOME>/o.txt && echo wrote-outside",
+                       "description": "o"}), "outside"),
+)  # fmt: skip
+COPILOT_CONTROL_WRITES = (
+    "new: touched.txt",
+    "new: created.txt",
+    "changed: README.md",
+    "changed: .git/refs/heads/main",
+)
+COPILOT_WIDE_OPEN = {
+    "yolo": ("--yolo", "-p", "do the task"),
+    "allow-all-tools+paths+trust": (
+        "-p",
+        "do the task",
+        "--allow-all-tools",
+        "--allow-all-paths",
+        "--trust-folder",
+    ),
+}
+
+
+@pytest.mark.parametrize("template", list(COPILOT_WIDE_OPEN), ids=str)
+def test_copilot_wide_open_template_cannot_write_under_the_lock_alone(
+    template: str, copilot_bin: Path, bwrap: Path, tmp_path: Path
+) -> None:
+    scenario = copilot_harness.Scenario(
+        f"lock-only/{template}",
+        COPILOT_WIDE_OPEN[template],
+        tuple(call for call, _ in COPILOT_SCRIPT),
+        toolgate_flags=("--lock-only",),
+        git_dir=True,
+    )
+    control, gated = copilot_harness.control_and_gated(copilot_bin, scenario, tmp_path)
+    copilot_harness.assert_control_wrote(control, COPILOT_CONTROL_WRITES)
+    assert gated.returncode == 0, f"copilot should run under the lock\n{gated.describe()}"
+    assert gated.tree_changes == [], f"the tree changed under the lock\n{gated.describe()}"
+    assert "bash" in gated.tools, f"--lock-only must not rewrite the flags\n{gated.describe()}"
+    assert len(gated.results) == len(COPILOT_SCRIPT), gated.describe()
+    for (call, expect), result in zip(COPILOT_SCRIPT, gated.results, strict=True):
+        _assert_call_answered(call, expect, result)
+
+
+def test_copilot_reads_under_both_layers(copilot_bin: Path, bwrap: Path, tmp_path: Path) -> None:
+    """`--lock-tree` with copilot's rewrite: the read tools only, and view returns the file."""
+    script = (ChatCall("view", {"path": "<TREE>/README.md"}), COPILOT_SCRIPT[0][0])
+    scenario = copilot_harness.Scenario(
+        "both-layers/read", ("-p", "do the task", "--yolo"), script,
+        toolgate_flags=("--lock-tree",), git_dir=True,
+    )  # fmt: skip
+    gated = copilot_harness.run_leg(copilot_bin, scenario, tmp_path, gated=True)
+    assert gated.returncode == 0, gated.describe()
+    assert gated.tree_changes == [], gated.describe()
+    assert gated.tools == ["view", "grep", "glob"], gated.describe()
+    view, bash = gated.results
+    assert SEED_TEXT in view, gated.describe()
+    assert "does not exist" in bash, gated.describe()
+
+
 # ---- the JSON says which layers hold --------------------------------------------------------
 @pytest.mark.parametrize(
     ("template", "flag", "layers"),
@@ -658,9 +728,11 @@ def test_shell_start_up_files_run_under_read_shell_and_the_lock_holds_them(
         (("gemini", "-p", "review it", "--yolo"), "--lock-tree", ["tree-lock"]),
         (("gemini", "-p", "review it", "--approval-mode", "yolo"), "--lock-tree",
          ["tree-lock"]),
+        (("copilot", "-p", "review this tree"), "--lock-tree", ["lane-flags", "tree-lock"]),
+        (("copilot", "--yolo", "-p", "review it"), "--lock-only", ["tree-lock"]),
     ],
     ids=["claude-both", "claude-lock-only", "codex-both", "codex-lock-only", "opencode",
-         "gemini-yolo", "gemini-approval-mode-yolo"],
+         "gemini-yolo", "gemini-approval-mode-yolo", "copilot-both", "copilot-lock-only"],
 )  # fmt: skip
 def test_json_names_the_layers_and_the_wrapped_argv(
     template: tuple[str, ...], flag: str, layers: list[str], bwrap: Path, tmp_path: Path
@@ -669,6 +741,7 @@ def test_json_names_the_layers_and_the_wrapped_argv(
     shown = run_toolgate(
         ["dispatch", "--read-only", flag, "--json", "--cwd", str(tree), "--caller-root",
          str(tree), "--", *template],
+        env={"TMPDIR": str(tmp_path)},  # copilot's private COPILOT_HOME is made there
     )  # fmt: skip
     assert shown.returncode == 0, shown.stderr
     decision = json.loads(shown.stdout)

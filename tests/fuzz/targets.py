@@ -1,7 +1,7 @@
 """One fuzz input (bytes) -> one call into toolgate's pure code, and the properties it must keep.
 
 The bytes are decoded by `Reader` (plain Python, so a recorded input replays without any fuzzer
-installed) into one of five calls:
+installed) into one of six calls:
 
 - `read_only_invoke` on a claude, codex or other lane invocation whose words come from the
   lane's own flag tables (with and without `=value`), from words lanes act on, and from junk;
@@ -11,6 +11,8 @@ installed) into one of five calls:
   with caller prefixes.
 - `decide_pretooluse_bytes` on arbitrary bytes and on Bash events built around such text.
 - `other_views` (the tree lock's mount-table reading) on built and arbitrary mountinfo text.
+- `read_only_invoke` on a copilot invocation (words from its table, copilot's own words,
+  environment overrides), checked the same way as the other rewrites.
 
 Properties (issue 7): no exception escapes (tokenize may raise only ArgvError); a rewrite's
 output rewrites to itself; whatever the checker admits is admitted again, identically, both as
@@ -26,7 +28,7 @@ from collections.abc import Sequence
 
 from toolgate_cli.argv import ArgvError, Dialect, FlagTable, tokenize
 from toolgate_cli.hook import decide_pretooluse_bytes
-from toolgate_cli.lanes import LaneInvocation, claude, codex, read_only_invoke
+from toolgate_cli.lanes import LaneInvocation, claude, codex, copilot, read_only_invoke
 from toolgate_cli.lanes.base import PassFlag, RewriteOptions, Rewritten
 from toolgate_cli.sandbox.mounts import other_views, parse_mountinfo
 from toolgate_cli.shell import Place, ShellVerdict, check_read_only_command, prefix_problem
@@ -38,9 +40,10 @@ TABLES: list[tuple[FlagTable, Dialect]] = [
     (codex.EXEC_FLAGS, Dialect.CLAP),
     (codex.REVIEW_FLAGS, Dialect.CLAP),
     (codex.EXEC_REVIEW_FLAGS, Dialect.CLAP),
+    (copilot.FLAGS, Dialect.CLAP),
 ]
 CLAUDE_NAMES = sorted(claude.FLAGS.names())
-CODEX_NAMES = sorted({name for table, _ in TABLES[1:] for name in table.names()})
+CODEX_NAMES = sorted({name for table, _ in TABLES[1:5] for name in table.names()})
 SPECIAL_WORDS = [
     "--",
     "-",
@@ -388,9 +391,36 @@ def check_mount_views(reader: Reader) -> None:
         assert any(is_within(view, point) for point in points), (view, text)
 
 
+COPILOT_NAMES = sorted(copilot.FLAGS.names())
+COPILOT_WORDS = ["-p", "--prompt", "mcp", "config", "--", "extension_bootstrap.mjs", "--yolo"]
+COPILOT_ENV = ["COPILOT_HOME", "COPILOT_ALLOW_ALL", "COPILOT_MODEL", "GH_TOKEN", "X"]
+
+
+def check_copilot_rewrite(reader: Reader) -> None:
+    """The rewrite property for copilot (its clap grammar with zero-or-more options, its
+    private home): a separate target, so the recorded inputs of `check_rewrite` keep meaning
+    what they meant."""
+    args = [
+        reader.pick(COPILOT_WORDS) if reader.below(4) == 0 else _word(reader, COPILOT_NAMES)
+        for _ in range(reader.below(16))
+    ]
+    env: dict[str, str | None] = {}
+    for _ in range(reader.below(3)):
+        env[reader.pick(COPILOT_ENV)] = None if reader.below(3) == 0 else reader.text(8)
+    options = RewriteOptions(lane_home="/nonexistent/private-copilot-home")
+    result = read_only_invoke(LaneInvocation("copilot", args, env), options)
+    if not isinstance(result, Rewritten):
+        assert result.reason and "\n" not in result.reason, result.reason
+        return
+    assert result.invoke.env["COPILOT_HOME"] == options.lane_home
+    again = read_only_invoke(result.invoke, options)
+    assert isinstance(again, Rewritten), (args, result.invoke.args, again)
+    assert again.invoke == result.invoke, (args, result.invoke.args, again.invoke.args)
+
+
 TARGETS = [check_rewrite, check_tokenize, check_shell, check_hook]
-"""Picked by the first byte modulo 4 (recorded regressions rely on it); 0xF8 and above pick
-`check_mount_views`."""
+"""Picked by the first byte modulo 4 (recorded regressions rely on it); 0xF0 to 0xF7 pick
+`check_copilot_rewrite`, 0xF8 and above `check_mount_views`."""
 
 
 def one_input(data: bytes) -> None:
@@ -399,5 +429,8 @@ def one_input(data: bytes) -> None:
     first = reader.byte()
     if first >= 0xF8:
         check_mount_views(reader)
+        return
+    if first >= 0xF0:
+        check_copilot_rewrite(reader)
         return
     TARGETS[first % len(TARGETS)](reader)

@@ -29,7 +29,7 @@ UNKNOWN_LANES = (
 )
 LOCK_TREE = (
     "with --lock-tree every kind, refused and unknown ones too, may run with the caller's tree "
-    "mounted read-only by bubblewrap; claude and codex keep their flag rewrite as well"
+    f"mounted read-only by bubblewrap; {', '.join(LANES)} keep their flag rewrite as well"
 )
 KIND_RULE = (
     "the kind is the command's basename without a Windows suffix: /opt/bin/claude, "
@@ -51,7 +51,8 @@ With --json, one JSON object on stdout, stable for scripts:
    "kind_rule": STR}
 
 With --check, each lane kind toolgate rewrites is looked up on PATH and asked for its
-version and its --help (codex: also exec --help and exec review --help): the report says
+version and its --help (codex: also exec --help and exec review --help; copilot with
+--no-auto-update in front, so its loader runs no newer cached package): the report says
 where it is, whether that version is proven, the options its help lists that toolgate's
 table does not know (unknown_options: toolgate refuses them until the table decides
 them) and the options toolgate adds or relies on that its help no longer lists
@@ -138,9 +139,11 @@ def check_installed_lanes() -> list[LaneReport]:
         pages: list[tuple[HelpSurface, str | None]] = []
         if path is not None:
             path = os.path.abspath(path)
-            version = binary_version(path, "/", module.version_of)
+            probe = lane.probe_args
+            version = binary_version(path, "/", module.version_of, args=(*probe, "--version"))
             pages = [
-                (surface, run_binary(path, surface.args)) for surface in module.help_surfaces()
+                (surface, run_binary(path, (*probe, *surface.args)))
+                for surface in module.help_surfaces()
             ]
         reports.append(lane_report(lane.kind, path, version, lane.versions, pages))
     return reports

@@ -70,6 +70,7 @@ __all__ = [
 LANE_MODULES: dict[str, str] = {
     "claude": "toolgate_cli.lanes.claude",
     "codex": "toolgate_cli.lanes.codex",
+    "copilot": "toolgate_cli.lanes.copilot",
 }
 """Every lane toolgate rewrites: its kind and the module that holds it (see `LaneModule`).
 Adding a lane is its module, this one line, its tests and its end-to-end suite."""
@@ -113,6 +114,21 @@ class Lane:
     @property
     def rewrite(self) -> Callable[[LaneInvocation, RewriteOptions], RewriteResult]:
         return self.module.rewrite
+
+    @property
+    def probe_args(self) -> tuple[str, ...]:
+        """Words put before every probe of the binary (`--version`, `--help`): the module's
+        `PROBE_ARGS`, none by default (copilot's keeps its loader from running a cached
+        package)."""
+        words: tuple[str, ...] = getattr(self.module, "PROBE_ARGS", ())
+        return words
+
+    @property
+    def private_home_maker(self) -> str | None:
+        """The host module that makes a private directory for each run of this lane (the
+        module's `PRIVATE_HOME`, see `RewriteOptions.lane_home`), or None."""
+        maker: str | None = getattr(self.module, "PRIVATE_HOME", None)
+        return maker
 
 
 LANES: dict[str, Lane] = {kind: Lane(kind, module) for kind, module in LANE_MODULES.items()}

@@ -119,6 +119,9 @@ class RewriteOptions:
       unknown, and then the rewrite adds only what every supported version has.
     - `confine`: `--confine`: the lane runs confined, and the rewrite also removes every tool
       that can send what the lane read anywhere but its model provider (web fetch, web search).
+    - `lane_home`: a new, empty directory private to this run, made by the dispatch host for a
+      lane whose module names a `PRIVATE_HOME` maker (copilot points `COPILOT_HOME` at it);
+      None when none was made.
     """
 
     pass_flags: tuple[PassFlag, ...] = ()
@@ -129,6 +132,7 @@ class RewriteOptions:
     read_shell_hook: str | None = None
     lane_version: str | None = None
     confine: bool = False
+    lane_home: str | None = None
 
 
 def pass_flag_specs(
@@ -210,12 +214,14 @@ class Walk:
 
 def is_open(item: Item) -> bool:
     """Whether the lane's parser would read a positional word right after `item` as one more
-    value of it: a variadic that read its values from separate words (not `--x=v`, `-xv`), or a
-    commander optional that got no value."""
+    value of it: a variadic that read its values from separate words (not `--x=v`, `-xv`), an
+    optional that got no value, or a zero-or-more option (`Arity.ANY`) that is either."""
     if item.spec is None:
         return False
     if item.spec.arity is Arity.VARIADIC:
         return item.end - item.start > 1
+    if item.spec.arity is Arity.ANY:
+        return item.end - item.start > 1 or not item.values
     return item.spec.arity is Arity.OPTIONAL and not item.values
 
 
