@@ -37,7 +37,18 @@ if TYPE_CHECKING:
         - `version_of(output)`: the version in the output of `LANE --version`, or None;
         - `help_surfaces()`: its help pages and what the table knows of each (drift check);
         - `rewrite(invocation, options)`: the pure rewrite; `options.lane_version` is the
-          version it is fitted to (None: unknown).
+          version it is fitted to (None: unknown), `options.confine` says whether it runs
+          confined, `options.lane_home` is the private directory `PRIVATE_HOME` made.
+
+        Optional, read with their defaults by `Lane`:
+        - `CONFINE: ConfineNeeds` (lanes/base.py): what the lane needs to see, keep and
+          write under `--confine` (default: a generic private HOME and temp, the common
+          environment only);
+        - `PROBE_ARGS: tuple[str, ...]`: words before every `--version`/`--help` probe
+          (default none; copilot's `--no-auto-update` keeps its loader from running a
+          cached package);
+        - `PRIVATE_HOME: str`: the host module whose `make_private_home(outside=ROOT)`
+          makes a fresh directory for each run (default none; copilot's config home).
         """
 
         KIND: str
