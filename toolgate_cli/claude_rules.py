@@ -41,7 +41,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from toolgate_cli.rules import bare_interpreter_of, command_segments_of, program_word_count
 
@@ -97,42 +97,10 @@ WarningCode = Literal[
     "shadowed",
     "duplicate",
 ]
-ERROR_CODES: tuple[ErrorCode, ...] = (
-    "not_a_string",
-    "empty",
-    "malformed",
-    "empty_parentheses",
-    "tool_name_case",
-    "unknown_tool",
-    "no_specifier",
-    "mcp_specifier",
-    "wildcard_tool_name",
-    "empty_prefix",
-    "colon_star_inside",
-    "colon_star_in_path",
-    "webfetch_domain",
-    "raw_field",
-)
+ERROR_CODES: tuple[ErrorCode, ...] = get_args(ErrorCode)
 """The closed set of error codes: the rule is skipped by Claude Code or can never match."""
 
-WARNING_CODES: tuple[WarningCode, ...] = (
-    "whole_tool",
-    "broad_prefix",
-    "compound_prefix",
-    "bare_interpreter_prefix",
-    "no_word_boundary",
-    "leading_wildcard",
-    "inner_wildcard",
-    "wildcard_in_assignment",
-    "star_with_colon_star",
-    "broad_path",
-    "project_relative_slash",
-    "broad_domain",
-    "undocumented_specifier",
-    "invisible_characters",
-    "shadowed",
-    "duplicate",
-)
+WARNING_CODES: tuple[WarningCode, ...] = get_args(WarningCode)
 """The closed set of warning codes: the rule works, and is wider or stranger than it looks."""
 
 Specifier = Literal["command", "read-path", "edit-path", "domain", "name", "none"]
