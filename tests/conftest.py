@@ -73,6 +73,22 @@ def toolgate_argv(*args: str) -> list[str]:
     return [sys.executable, "-m", "toolgate_cli", *args]
 
 
+def dispatch_exec_argv(
+    lane: str | Path,
+    args: Sequence[str],
+    *,
+    tree: str | Path,
+    flags: Sequence[str] = (),
+    cwd: str | Path | None = None,
+) -> list[str]:
+    """`toolgate dispatch --read-only FLAGS --exec --cwd CWD --caller-root TREE -- LANE ARGS`:
+    how every gated leg of the end-to-end tests runs a lane (CWD defaults to TREE)."""
+    return toolgate_argv(
+        "dispatch", "--read-only", *flags, "--exec", "--cwd", str(cwd or tree),
+        "--caller-root", str(tree), "--", str(lane), *args,
+    )  # fmt: skip
+
+
 def toolgate_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     """The current environment plus PYTHONPATH pointing at this checkout."""
     env = dict(os.environ)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import toolgate_argv, toolgate_env
+from tests.conftest import dispatch_exec_argv, toolgate_env
 from tests.e2e.stub_anthropic import StubAnthropic, ToolCall, claude_env, scrubbed_environ
 from tests.e2e.tree import changes, fresh_tree, git, snapshot
 
@@ -220,10 +220,9 @@ def run_leg(
         env.update(claude_env(stub.url, home))
         env.update(context.fill(dict(scenario.env)))
         if gated:
-            argv = toolgate_argv(
-                "dispatch", "--read-only", *scenario.toolgate_flags, "--exec",
-                "--cwd", str(workdir), "--caller-root", str(tree), "--", str(claude_bin), *args,
-            )  # fmt: skip
+            argv = dispatch_exec_argv(
+                claude_bin, args, tree=tree, flags=scenario.toolgate_flags, cwd=workdir
+            )
         else:
             argv = [str(claude_bin), *args]
         stdin = context.fill(scenario.stdin)

@@ -15,14 +15,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import REPO_ROOT, toolgate_env
+from tests.conftest import REPO_ROOT, dispatch_exec_argv, toolgate_env
 from tests.e2e.stub_openai import STUB_KEY_ENV, FunctionCall, StubOpenAI
 from tests.e2e.tree import changes, fresh_tree, snapshot
 
@@ -169,22 +168,7 @@ def run_leg(
             # Every scripted tool call may name the tree or the stub: expand them too.
             stub.script = [_expand_call(call, tree, other, stub.port) for call in stub.script]
             if gated:
-                argv = [
-                    sys.executable,
-                    "-m",
-                    "toolgate_cli",
-                    "dispatch",
-                    "--read-only",
-                    *toolgate_flags,
-                    "--exec",
-                    "--cwd",
-                    str(tree),
-                    "--caller-root",
-                    str(tree),
-                    "--",
-                    str(codex_bin),
-                    *args,
-                ]
+                argv = dispatch_exec_argv(codex_bin, args, tree=tree, flags=toolgate_flags)
                 env = toolgate_env(codex_env(home))
             else:
                 argv = [str(codex_bin), *args]

@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import REPO_ROOT, toolgate_env
+from tests.conftest import REPO_ROOT, dispatch_exec_argv, toolgate_env
 from tests.e2e.lanes import COPILOT_PKG_CACHE
 from tests.e2e.stub_chat import MODEL, StubChat, ToolCall
 from tests.e2e.tree import changes, fresh_tree, git, snapshot
@@ -199,23 +198,8 @@ def run_leg(copilot_bin: Path, scenario: Scenario, parent: Path, *, gated: bool)
             template_env = {name: context.expand(v) for name, v in scenario.template_env.items()}
             if gated:
                 env_words = [f"--env={name}={value}" for name, value in template_env.items()]
-                argv = [
-                    sys.executable,
-                    "-m",
-                    "toolgate_cli",
-                    "dispatch",
-                    "--read-only",
-                    *scenario.toolgate_flags,
-                    *env_words,
-                    "--exec",
-                    "--cwd",
-                    str(tree),
-                    "--caller-root",
-                    str(tree),
-                    "--",
-                    str(copilot_bin),
-                    *args,
-                ]
+                flags = (*scenario.toolgate_flags, *env_words)
+                argv = dispatch_exec_argv(copilot_bin, args, tree=tree, flags=flags)
                 # toolgate gets the caller's environment, and passes it on to copilot.
                 run_env = {**env, **caller_env, "PYTHONPATH": toolgate_env()["PYTHONPATH"]}
             else:
