@@ -131,13 +131,16 @@ def build_request(params: Mapping[str, object]) -> DispatchRequest:
     caller_root = _optional_text(params, "caller_root") or default_caller_root(os.getcwd())
     env = parse_env(_words(params, "env_pairs"), _words(params, "unset_env"))
     invocation = LaneInvocation(words[0], words[1:], env) if words else None
-    # The hook resolves the root the way decide_dispatch does (--read-shell needs --read-only).
-    hook = hook_command(_words(params, "bash_prefixes"), os.path.realpath(caller_root))
+    # The hook resolves the root the way decide_dispatch does (--read-shell needs --read-only);
+    # built only for --read-shell, since shlex costs every other dispatch its import.
+    hook = None
+    if params["read_shell"]:
+        hook = hook_command(_words(params, "bash_prefixes"), os.path.realpath(caller_root))
     options = RewriteOptions(
         pass_flags=tuple(parse_pass_flag(text) for text in _words(params, "pass_flags")),
         pass_config=frozenset(_words(params, "pass_config")),
         pass_env=frozenset(_words(params, "pass_env")),
-        read_shell_hook=hook if params["read_shell"] else None,
+        read_shell_hook=hook,
     )
     if (
         invocation is not None
