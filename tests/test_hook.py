@@ -384,14 +384,15 @@ def _importtime_modules(*args: str, stdin: bytes = b"") -> tuple[set[str], bytes
     return names, done.stdout
 
 
-def test_the_hook_imports_none_of_the_heavy_modules() -> None:
-    """Run the real hook in a fresh interpreter, then list what it added to sys.modules."""
+def _hook_modules(arguments: list[str], command: str) -> set[str]:
+    """Run the real hook with `arguments` on a Bash event for `command` in a fresh interpreter;
+    assert it allowed it and return the modules it added to sys.modules."""
     code = (
         "import sys\n"
         "before = set(sys.modules)\n"
         "from toolgate_cli.__main__ import main\n"
         "try:\n"
-        "    main(['hook', 'claude-pretooluse', '--allow-bash-prefix', 'jq'])\n"
+        f"    main(['hook', 'claude-pretooluse', *{arguments!r}])\n"
         "except SystemExit as stop:\n"
         "    status = stop.code\n"
         "added = sorted(set(sys.modules) - before)\n"
@@ -399,7 +400,7 @@ def test_the_hook_imports_none_of_the_heavy_modules() -> None:
     )
     done = subprocess.run(
         [sys.executable, "-c", code],
-        input=json.dumps(bash("git log -5")).encode(),
+        input=json.dumps(bash(command)).encode(),
         capture_output=True,
         env=toolgate_env(),
         timeout=60,
@@ -409,7 +410,12 @@ def test_the_hook_imports_none_of_the_heavy_modules() -> None:
     assert decision(json.loads(done.stdout))[0] == "allow"
     status, modules = done.stderr.decode().split(" MODULES ")
     assert status == "STATUS 0"
-    added = set(modules.split())
+    return set(modules.split())
+
+
+def test_the_hook_imports_none_of_the_heavy_modules() -> None:
+    """Run the real hook in a fresh interpreter, then list what it added to sys.modules."""
+    added = _hook_modules(["--allow-bash-prefix", "jq"], "git log -5")
     assert "toolgate_cli.shell" in added and "toolgate_cli.hook" in added
     top_level = {name.split(".")[0] for name in added}
     assert not (top_level & OFF_THE_HOT_PATH), sorted(top_level & OFF_THE_HOT_PATH)
@@ -453,30 +459,7 @@ def test_a_recorded_claude_event_is_decided_through_the_entry_point() -> None:
 
 
 def test_a_compound_command_imports_the_grammar_and_none_of_the_heavy_modules() -> None:
-    code = (
-        "import sys\n"
-        "before = set(sys.modules)\n"
-        "from toolgate_cli.__main__ import main\n"
-        "try:\n"
-        "    main(['hook', 'claude-pretooluse'])\n"
-        "except SystemExit as stop:\n"
-        "    status = stop.code\n"
-        "added = sorted(set(sys.modules) - before)\n"
-        "sys.stderr.write('STATUS %s MODULES %s' % (status, ' '.join(added)))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        input=json.dumps(bash("git log --oneline | head -5 && git status")).encode(),
-        capture_output=True,
-        env=toolgate_env(),
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert decision(json.loads(done.stdout))[0] == "allow"
-    status, modules = done.stderr.decode().split(" MODULES ")
-    assert status == "STATUS 0"
-    added = set(modules.split())
+    added = _hook_modules([], "git log --oneline | head -5 && git status")
     assert "tree_sitter._binding" in added
     top_level = {name.split(".")[0] for name in added}
     assert not (top_level & OFF_THE_HOT_PATH), sorted(top_level & OFF_THE_HOT_PATH)

@@ -14,7 +14,6 @@ stdio MCP server script (written outside the tree).
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from typing import Any
 
 from tests.conftest import dispatch_exec_argv, toolgate_env
 from tests.e2e.stub_anthropic import StubAnthropic, ToolCall, claude_env, scrubbed_environ
-from tests.e2e.tree import changes, fresh_tree, git, snapshot
+from tests.e2e.tree import changes, fresh_tree, git, run_lane, snapshot
 
 READ_ONLY_TOOLS = frozenset(
     {"Read", "Glob", "Grep", "WebFetch", "WebSearch", "DeferredToolPlaceholder"}
@@ -225,32 +224,11 @@ def run_leg(
             )
         else:
             argv = [str(claude_bin), *args]
-        stdin = context.fill(scenario.stdin)
-        try:
-            done = subprocess.run(
-                argv,
-                cwd=workdir,
-                env=env,
-                input=stdin,
-                stdin=None if stdin is not None else subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=RUN_TIMEOUT,
-                check=False,
-            )
-            returncode, stdout, stderr = done.returncode, done.stdout, done.stderr
-        except subprocess.TimeoutExpired as expired:
-            returncode = -1
-            stdout = _text(expired.stdout)
-            stderr = _text(expired.stderr) + f"\n<timed out after {RUN_TIMEOUT}s>"
+        returncode, stdout, stderr = run_lane(
+            argv, cwd=workdir, env=env, timeout=RUN_TIMEOUT, stdin=context.fill(scenario.stdin)
+        )
     changed = changes(before, snapshot(tree, git_dir=git_dir))
     return Leg(returncode, stdout, stderr, changed, stub, len(script))
-
-
-def _text(data: bytes | str | None) -> str:
-    if data is None:
-        return ""
-    return data if isinstance(data, str) else data.decode("utf-8", "replace")
 
 
 def mcp_server_config(start_marker: str = "") -> dict[str, Any]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,7 +22,7 @@ from typing import Any
 
 from tests.conftest import REPO_ROOT, dispatch_exec_argv, toolgate_env
 from tests.e2e.stub_openai import STUB_KEY_ENV, FunctionCall, StubOpenAI
-from tests.e2e.tree import changes, fresh_tree, snapshot
+from tests.e2e.tree import changes, fresh_tree, run_lane, snapshot
 
 HOMES_ROOT = REPO_ROOT / ".cache" / "e2e-codex-home"
 PROMPT = "do the task"
@@ -177,25 +176,7 @@ def run_leg(
                 env.pop(key, None)
             before = snapshot(tree, git_dir=git_dir)
             before_other = snapshot(other)
-            try:
-                proc = subprocess.run(
-                    argv,
-                    cwd=tree,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    timeout=CODEX_TIMEOUT,
-                    check=False,
-                )
-                rc, out, err = (
-                    proc.returncode,
-                    proc.stdout.decode("utf-8", "replace"),
-                    proc.stderr.decode("utf-8", "replace"),
-                )
-            except subprocess.TimeoutExpired as exc:
-                rc = -999
-                out = (exc.stdout or b"").decode("utf-8", "replace")
-                err = (exc.stderr or b"").decode("utf-8", "replace") + "\n<timed out>"
+            rc, out, err = run_lane(argv, cwd=tree, env=env, timeout=CODEX_TIMEOUT)
             return Leg(
                 gated=gated,
                 argv=argv,

@@ -28,7 +28,7 @@ from typing import Any
 from tests.conftest import REPO_ROOT, dispatch_exec_argv, toolgate_env
 from tests.e2e.lanes import COPILOT_PKG_CACHE
 from tests.e2e.stub_chat import MODEL, StubChat, ToolCall
-from tests.e2e.tree import changes, fresh_tree, git, snapshot
+from tests.e2e.tree import changes, fresh_tree, git, run_lane, snapshot
 
 LEGS_ROOT = REPO_ROOT / ".cache" / "e2e-copilot"
 PROMPT = "do the task"
@@ -206,23 +206,7 @@ def run_leg(copilot_bin: Path, scenario: Scenario, parent: Path, *, gated: bool)
                 argv = [str(copilot_bin), *args]
                 run_env = {**env, **caller_env, **template_env}
             before = snapshot(tree, git_dir=scenario.git_dir)
-            try:
-                proc = subprocess.run(
-                    argv,
-                    cwd=tree,
-                    env=run_env,
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    timeout=COPILOT_TIMEOUT,
-                    check=False,
-                )
-                rc = proc.returncode
-                out = proc.stdout.decode("utf-8", "replace")
-                err = proc.stderr.decode("utf-8", "replace")
-            except subprocess.TimeoutExpired as exc:
-                rc = -999
-                out = (exc.stdout or b"").decode("utf-8", "replace")
-                err = (exc.stderr or b"").decode("utf-8", "replace") + "\n<timed out>"
+            rc, out, err = run_lane(argv, cwd=tree, env=run_env, timeout=COPILOT_TIMEOUT)
             return Leg(
                 gated=gated,
                 argv=argv,

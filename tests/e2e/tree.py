@@ -94,3 +94,46 @@ def changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
         elif before[key] != after[key]:
             out.append(f"changed: {key}")
     return out
+
+
+TIMED_OUT = -1
+"""The return code a lane run gets from `run_lane` when it did not finish in time."""
+
+
+def run_lane(
+    argv: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    stdin: str | None = None,
+) -> tuple[int, str, str]:
+    """Run one leg's lane (or toolgate in front of it): its return code and its output, decoded.
+
+    No standard input unless `stdin` is given; a run that outlasts `timeout` is killed and
+    reported as `TIMED_OUT`, with what it wrote so far and a last line saying so, so a hung lane
+    fails its test with the evidence rather than hanging the suite."""
+    try:
+        done = subprocess.run(
+            argv,
+            cwd=cwd,
+            env=env,
+            input=stdin.encode() if stdin is not None else None,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as expired:
+        return (
+            TIMED_OUT,
+            _decoded(expired.stdout),
+            _decoded(expired.stderr) + f"\n<timed out after {timeout:g}s>",
+        )
+    return done.returncode, _decoded(done.stdout), _decoded(done.stderr)
+
+
+def _decoded(data: bytes | str | None) -> str:
+    if data is None:
+        return ""
+    return data if isinstance(data, str) else data.decode("utf-8", "replace")
